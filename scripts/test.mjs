@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// The test command: every test on SQLite, then every database test again on a throwaway PostgreSQL
+// cluster made from the machine's own server binaries. Prints which databases the run covered.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const only = process.argv.slice(2);
+
+function findTests(dir) {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return entry.endsWith('.test.ts') ? [relative(root, path)] : [];
+  });
+}
+
+const allTests = findTests(join(root, 'test'))
+  .filter((file) => only.length === 0 || only.some((pattern) => file.includes(pattern)))
+  .sort();
+// test/unit needs no database: it runs once.
+const databaseTests = allTests.filter((file) => !file.startsWith('test/unit/'));
+
+function runNodeTests(label, files, env) {
+  if (files.length === 0) return Promise.resolve({ label, pass: 0, fail: 0, code: 0 });
+  process.stdout.write(`\n=== ${label}: ${files.length} test files ===\n`);
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', '--test-reporter=spec', ...files],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 0);
+      resolve({ label, pass: count('pass'), fail: count('fail') + (code !== 0 && count('fail') === 0 ? 1 : 0), code });
+    });
+  });
+}
+
+function postgresBin() {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base)
+    .filter((version) => existsSync(join(base, version, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? { bin: join(base, versions[0], 'bin'), version: versions[0] } : undefined;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** initdb refuses root: as root, the cluster runs as the `postgres` (or `nobody`) user. */
+function asUser(command, args) {
+  if (process.getuid?.() !== 0) return [command, args];
+  const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
+  return ['runuser', ['-u', user, '--', command, ...args]];
+}
+
+function run(command, args) {
+  const [cmd, argv] = asUser(command, args);
+  const result = spawnSync(cmd, argv, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+}
+
+async function startPostgres(pgInfo) {
+  const dir = mkdtempSync(join(tmpdir(), 'sintonia-pg-'));
+  chmodSync(dir, 0o777);
+  if (process.getuid?.() === 0) {
+    const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
+    spawnSync('chown', ['-R', user, dir]);
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  run(join(pgInfo.bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  run(join(pgInfo.bin, 'pg_ctl'), [
+    '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+    'start',
+  ]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run(join(pgInfo.bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+const results = [];
+results.push(await runNodeTests('SQLite', allTests, { SINTONIA_TEST_DB: 'sqlite' }));
+const covered = ['SQLite'];
+const pgInfo = postgresBin();
+if (pgInfo && databaseTests.length > 0) {
+  const cluster = await startPostgres(pgInfo);
+  try {
+    results.push(
+      await runNodeTests(`PostgreSQL ${pgInfo.version}`, databaseTests, {
+        SINTONIA_TEST_DB: 'postgres',
+        TEST_DATABASE_URL: cluster.url,
+      }),
+    );
+    covered.push(`PostgreSQL ${pgInfo.version}`);
+  } finally {
+    cluster.stop();
+  }
+} else if (!pgInfo) {
+  process.stdout.write('\nPostgreSQL server binaries not found under /usr/lib/postgresql: PostgreSQL NOT covered.\n');
+}
+
+const pass = results.reduce((sum, result) => sum + result.pass, 0);
+const fail = results.reduce((sum, result) => sum + result.fail, 0);
+process.stdout.write('\n=== summary ===\n');
+for (const result of results) process.stdout.write(`${result.label}: ${result.pass} passed, ${result.fail} failed\n`);
+process.stdout.write(`databases covered: ${covered.join(', ')}\n`);
+process.stdout.write(`${pass} passed, ${fail} failed\n`);
+process.exitCode = fail > 0 || results.some((result) => result.code !== 0) ? 1 : 0;

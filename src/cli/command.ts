@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import { type Config, loadConfig } from '../core/config.ts';
+import { type Core, createLogger, openCore } from '../core/core.ts';
+
+/** A usage mistake: printed as is, exit code 2. */
+export class UsageError extends Error {}
+
+export interface CommandContext {
+  args: string[];
+  config: Config;
+  /** Opens the core (migrating first) once; closed by the runner when the command ends. */
+  core(): Promise<Core>;
+}
+
+export interface Command {
+  /** `key create`, `migrate`, … */
+  name: string;
+  usage: string;
+  summary: string;
+  /** Returns the one JSON object the command prints on stdout; `serve` never returns until stopped. */
+  run(context: CommandContext): Promise<unknown>;
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+/** Parses options strictly: an unknown option or a missing value is a UsageError naming it. */
+export function options<S extends OptionSpec>(args: string[], spec: S, required: Array<keyof S & string> = []) {
+  let parsed: ReturnType<typeof parseArgs<{ options: S; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args, options: spec, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  for (const name of required) {
+    const value = (parsed.values as Record<string, unknown>)[name];
+    if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  }
+  return parsed;
+}
+
+export function contextFor(
+  args: string[],
+  config: Config,
+  opened: { core?: Core },
+  logTo: 'stdout' | 'stderr',
+): CommandContext {
+  return {
+    args,
+    config,
+    async core() {
+      opened.core ??= await openCore(config, { logger: createLogger(config, logTo) });
+      return opened.core;
+    },
+  };
+}
+
+export { loadConfig };

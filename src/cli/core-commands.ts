@@ -1,0 +1,60 @@
+import { isKeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
+import { migrateToLatest } from '../core/db/migrator.ts';
+import { type Command, options, UsageError } from './command.ts';
+
+export const coreCommands: Command[] = [
+  {
+    name: 'migrate',
+    usage: 'migrate',
+    summary: 'Apply pending database migrations (also done at every start).',
+    async run(context) {
+      const core = await context.core();
+      // openCore has migrated already; a second pass reports that nothing is pending.
+      const applied = await migrateToLatest(core.database.db);
+      return { database: core.database.dialect, location: core.database.location, applied, status: 'up to date' };
+    },
+  },
+  {
+    name: 'key create',
+    usage: `key create --class ${keyClasses.join('|')} --name NAME`,
+    summary: 'Create an API key; the key is printed this once and stored only as a hash.',
+    async run(context) {
+      const { values } = options(context.args, { class: { type: 'string' }, name: { type: 'string' } }, [
+        'class',
+        'name',
+      ]);
+      const keyClass = String(values.class);
+      if (!isKeyClass(keyClass)) throw new UsageError(`--class must be one of ${keyClasses.join(', ')}`);
+      const name = String(values.name);
+      if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+      const core = await context.core();
+      const created = await core.apiKeys.create(keyClass, name);
+      await core.audit('cli', 'key.create', created.id);
+      return created;
+    },
+  },
+  {
+    name: 'key list',
+    usage: 'key list',
+    summary: 'List API keys (never their secrets).',
+    async run(context) {
+      options(context.args, {});
+      const core = await context.core();
+      return { keys: await core.apiKeys.list() };
+    },
+  },
+  {
+    name: 'key revoke',
+    usage: 'key revoke ID',
+    summary: 'Revoke an API key; every process refuses it on its next request.',
+    async run(context) {
+      const { positionals } = options(context.args, {});
+      const id = positionals[0];
+      if (!id || positionals.length > 1) throw new UsageError('usage: key revoke ID');
+      const core = await context.core();
+      if (!(await core.apiKeys.revoke(id))) throw new UsageError(`no API key with id ${id}`);
+      await core.audit('cli', 'key.revoke', id);
+      return { id, revoked: true };
+    },
+  },
+];

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keyClasses } from '../core/api-keys/api-keys.ts';
+import { type Core, type ServiceName, serviceNames } from '../core/core.ts';
+import { seedDemo, startFamily } from '../family.ts';
+import { type Command, options, UsageError } from './command.ts';
+
+const demoFile = (core: Core) => join(core.config.SINTONIA_DATA_DIR, 'demo-credentials.json');
+
+/**
+ * Loads the demo data set: one API key per class plus each service's demo records. The credentials are
+ * written once to the data folder (mode 0600) so that every later start can print them again.
+ */
+export async function loadDemo(core: Core): Promise<Record<string, unknown>> {
+  const keys: Record<string, string> = {};
+  for (const keyClass of keyClasses) keys[keyClass] = (await core.apiKeys.create(keyClass, `demo-${keyClass}`)).key;
+  const demo = { apiKeys: keys, ...(await seedDemo(core)) };
+  writeFileSync(demoFile(core), `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}
+
+function parseServices(list: string | undefined): ServiceName[] {
+  if (list === undefined) return [...serviceNames];
+  const names = list.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(serviceNames as readonly string[]).includes(name)) {
+      throw new UsageError(`--service takes a comma-separated list of ${serviceNames.join(', ')}; got ${name}`);
+    }
+  }
+  return names as ServiceName[];
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  usage: `serve [--service ${serviceNames.join(',')}]`,
+  summary: 'Run the services (all three by default) until SIGTERM or SIGINT.',
+  async run(context) {
+    const { values } = options(context.args, { service: { type: 'string' } });
+    const names = parseServices(values.service as string | undefined);
+    const core = await context.core();
+    let demo: Record<string, unknown> | undefined;
+    if (core.database.dialect === 'sqlite') {
+      demo = existsSync(demoFile(core))
+        ? (JSON.parse(readFileSync(demoFile(core), 'utf8')) as Record<string, unknown>)
+        : await loadDemo(core);
+    }
+    const family = await startFamily(core, names);
+    core.logger.info(
+      { services: Object.fromEntries(family.services.map((service) => [service.name, service.url])) },
+      'sintonia is serving',
+    );
+    printWelcome(family.services, demo);
+    await untilStopped(core, family.close);
+    return undefined;
+  },
+};
+
+function printWelcome(running: Array<{ name: string; url: string }>, demo: Record<string, unknown> | undefined) {
+  const lines = ['', 'Sintonia is running:'];
+  for (const service of running) lines.push(`  ${service.name.padEnd(15)} ${service.url}   (docs: ${service.url}/docs, health: ${service.url}/healthz)`);
+  if (demo) {
+    lines.push('', 'Demo credentials (also in SINTONIA_DATA_DIR/demo-credentials.json):');
+    lines.push(JSON.stringify(demo, null, 2).replace(/^/gm, '  '));
+  }
+  lines.push('', 'Stop with Ctrl-C (SIGINT) or SIGTERM: in-flight requests finish first.', '');
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** Waits for SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish and closes the store. */
+function untilStopped(core: Core, closeServices: () => Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = (signal: string) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      core.logger.info({ signal }, 'shutting down');
+      const timer = setTimeout(() => {
+        core.logger.error({ timeoutMs: core.config.SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out');
+        reject(new Error('shutdown timed out'));
+      }, core.config.SHUTDOWN_TIMEOUT_MS);
+      timer.unref();
+      closeServices()
+        .then(() => {
+          clearTimeout(timer);
+          core.logger.info('stopped');
+          resolve();
+        })
+        .catch(reject);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}

@@ -1,0 +1,101 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { CoreTables } from '../db/tables.ts';
+
+/** runtime: the assistant runtime; gateway: the gateway platform; client: other clients; backoffice: operators. */
+export const keyClasses = ['runtime', 'gateway', 'client', 'backoffice'] as const;
+export type KeyClass = (typeof keyClasses)[number];
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  keyClass: KeyClass;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** Last use is written at most once a minute per key: a coarse record, not a write per request. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+// Keys are 256 random bits, so one SHA-256 is enough to store them: no guessing to slow down.
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** `snt_<class>_<id>_<secret>`: the prefix tells a reader what the key is for; only the hash is kept. */
+const KEY_PATTERN = /^snt_(runtime|gateway|client|backoffice)_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export function isKeyClass(value: string): value is KeyClass {
+  return (keyClasses as readonly string[]).includes(value);
+}
+
+export function createApiKeyStore(db: Kysely<CoreTables>) {
+  const toRecord = (row: CoreTables['api_keys']): ApiKeyRecord => ({
+    id: row.id,
+    name: row.name,
+    keyClass: row.key_class as KeyClass,
+    createdAt: new Date(row.created_at).toISOString(),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+  });
+
+  return {
+    /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
+    async create(keyClass: KeyClass, name: string): Promise<{ id: string; key: string; class: KeyClass }> {
+      const id = randomBytes(8).toString('hex');
+      const secret = randomBytes(32).toString('base64url');
+      await db
+        .insertInto('api_keys')
+        .values({
+          id,
+          name,
+          key_class: keyClass,
+          secret_hash: hashSecret(secret),
+          created_at: Date.now(),
+          revoked_at: null,
+          last_used_at: null,
+        })
+        .execute();
+      return { id, key: `snt_${keyClass}_${id}_${secret}`, class: keyClass };
+    },
+
+    async list(): Promise<ApiKeyRecord[]> {
+      const rows = await db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    /** Revokes a key; false when there is no such key. Takes effect on the next request everywhere. */
+    async revoke(id: string): Promise<boolean> {
+      const result = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: Date.now() })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) return true;
+      const row = await db.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * The key's record when it is well formed, known and not revoked; otherwise undefined. No cache, so a
+     * revocation made by any process is seen at once; the lookup is one primary-key read.
+     */
+    async verify(presented: string): Promise<ApiKeyRecord | undefined> {
+      const match = KEY_PATTERN.exec(presented);
+      if (!match) return undefined;
+      const [, keyClass, id, secret] = match as unknown as [string, KeyClass, string, string];
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row || row.revoked_at !== null || row.key_class !== keyClass) return undefined;
+      const expected = Buffer.from(row.secret_hash, 'hex');
+      const actual = Buffer.from(hashSecret(secret), 'hex');
+      if (!timingSafeEqual(expected, actual)) return undefined;
+      const now = Date.now();
+      if (row.last_used_at === null || now - row.last_used_at > LAST_USE_RESOLUTION_MS) {
+        await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
+      }
+      return toRecord(row);
+    },
+  };
+}
+
+export type ApiKeyStore = ReturnType<typeof createApiKeyStore>;

@@ -1,0 +1,180 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import Value from 'typebox/value';
+
+/**
+ * Every environment variable of the family, in one schema: the type, the defaults, the validation and
+ * the README's table all come from here. Durations are in seconds unless the name ends in `_MS`.
+ */
+const port = (fallback: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 65535, default: fallback, description });
+const seconds = (fallback: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 10 * 365 * 86400, default: fallback, description });
+const optionalUrl = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^https?://', description }));
+/** 32 random bytes, base64 or hex: a key shared with a peer or kept by the operator. */
+const optionalKey = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$', description }));
+
+export const configSchema = Type.Object({
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the services listen on.' }),
+  CLIENT_API_PORT: port(8080, 'Port of client-api (area A); 0 picks a free port.'),
+  ASSISTANT_AUTH_PORT: port(8081, 'Port of assistant-auth (area B); 0 picks a free port.'),
+  AGENTS_PORT: port(8082, 'Port of the agents server (area C); 0 picks a free port.'),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        'Address clients reach assistant-auth at (issuer, jwks_uri, Direct Line stream URLs). Default http://HOST:ASSISTANT_AUTH_PORT.',
+    }),
+  ),
+  SINTONIA_DATA_DIR: Type.String({
+    default: './data',
+    minLength: 1,
+    description: 'Folder of the embedded store (SQLite), the generated master key and the mail drop.',
+  }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
+    }),
+  ),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  SINTONIA_MASTER_KEY: optionalKey(
+    'Root secret (32 bytes, hex or base64) from which the at-rest encryption and hashing keys are derived. When unset, one is generated into SINTONIA_DATA_DIR/master.key (mode 0600) on first start.',
+  ),
+  BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    maximum: 16 * 1024 * 1024,
+    default: 65536,
+    description: 'Largest request body in bytes (413 above).',
+  }),
+  BODY_MAX_DEPTH: Type.Integer({
+    minimum: 2,
+    maximum: 256,
+    default: 32,
+    description: 'Deepest nesting of a request body (400 above).',
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 10000,
+    description: 'How long a graceful shutdown waits for in-flight requests.',
+  }),
+
+  CLIENT_API_BASE_PATH: Type.String({
+    default: '/api/v1',
+    pattern: '^(/[A-Za-z0-9._~-]+)*$',
+    description: 'Base path of every area A operation.',
+  }),
+  ACCESS_TOKEN_TTL: seconds(900, 'Lifetime of a device access token (JWT).'),
+  REFRESH_TOKEN_TTL: seconds(30 * 86400, 'Lifetime of a refresh token; each use rotates it.'),
+  SESSION_IDLE_TIMEOUT: seconds(30 * 86400, 'A session unused for this long expires.'),
+  DEVICE_DELETE_COOLDOWN: seconds(86400, 'A device cannot be deleted for this long after its activation (409).'),
+  MAX_DEVICES_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 10000,
+    default: 10,
+    description: 'Most enabled devices an account may hold.',
+  }),
+  PLAYING_WINDOW: seconds(60, 'A device counts as playing this long after it saved a bookmark.'),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://',
+      description: 'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
+    }),
+  ),
+  MAIL_FROM: Type.String({ default: 'Sintonia <no-reply@sintonia.invalid>', description: 'Sender of e-mails.' }),
+  MAIL_DROP_DIR: Type.Optional(
+    Type.String({ minLength: 1, description: 'Mail drop folder. Default SINTONIA_DATA_DIR/mail-drop.' }),
+  ),
+  REGISTRATION_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description: 'Registration e-mail requests allowed per client address and per e-mail address per hour.',
+  }),
+  CAMPAIGNS_URL: optionalUrl('Advertising-contacts subsystem; unset stores contacts locally.'),
+  AD_DECISION_URL: optionalUrl('Ad decision service for ad-info; unset uses the local ad table.'),
+  SUBSCRIPTIONS_URL: optionalUrl('Subscription back end for dth/enabled; unset uses the local store.'),
+  SUBSYSTEM_TIMEOUT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 120000,
+    default: 3000,
+    description: 'Timeout of a call to an HTTP subsystem (502 when exceeded).',
+  }),
+
+  GATEWAY_CALLBACK_KEY: optionalKey(
+    'AES-256-GCM key shared with the gateway for the ciphered callback parameter. Default: derived from the master key.',
+  ),
+  SIGNING_KEYS_SECRET: optionalKey(
+    "Key that encrypts the assistant's signing keys at rest. Default: derived from the master key.",
+  ),
+  SIGNED_TOKEN_TTL: seconds(300, 'Lifetime of a JWT the assistant signs for its outgoing requests.'),
+  CLOUD_STORAGE_SUBDOMAIN: Type.String({
+    default: 'sintonia-assets',
+    minLength: 1,
+    description: 'Cloud storage subdomain returned by GET /config.',
+  }),
+  ASSISTANT_ID_TTL: seconds(30 * 86400, 'Lifetime of an assistantId unless its channel has its own.'),
+  ASSISTANT_ID_TTL_BY_CHANNEL: Type.String({
+    default: '',
+    pattern: '^([a-z0-9_-]+=[0-9]+(,[a-z0-9_-]+=[0-9]+)*)?$',
+    description: 'Per-channel assistantId lifetimes in seconds, e.g. `whatsapp=86400,web=3600`.',
+  }),
+  DIRECTLINE_URL: optionalUrl('Direct Line 3.0 compatible service for /token; unset uses the embedded channel.'),
+  DIRECTLINE_SECRET: Type.Optional(
+    Type.String({ minLength: 1, description: 'Secret of the external Direct Line service.' }),
+  ),
+  CHANNEL_RETENTION: seconds(7 * 86400, 'How long the embedded channel keeps conversations.'),
+
+  AGENTS_URL: optionalUrl('Agents server the embedded channel calls. Default http://HOST:AGENTS_PORT.'),
+  ASSISTANT_JWKS_URL: optionalUrl('JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.'),
+  MODEL_BASE_URL: optionalUrl('OpenAI-compatible endpoint of the chat agent (…/v1).'),
+  MODEL_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of the model endpoint.' })),
+  MODEL_NAME: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'Model the chat agent asks for.' }),
+  MODEL_TIMEOUT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 600000,
+    default: 30000,
+    description: 'Timeout of one model call.',
+  }),
+});
+
+export type Config = Static<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; the message of a ConfigError names each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return parseAgainst(configSchema, env);
+}
+
+function parseAgainst<S extends TSchema>(schema: S, env: NodeJS.ProcessEnv): Static<S> {
+  const known = Object.keys((schema as unknown as { properties: Record<string, unknown> }).properties);
+  const raw: Record<string, string> = {};
+  for (const name of known) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const value = Value.Convert(schema, Value.Default(schema, raw));
+  const problems = [...Value.Errors(schema, value)].map((error) => {
+    const name = error.instancePath.replace(/^\//, '');
+    return `${name}=${JSON.stringify(raw[name] ?? '')}: ${error.message}`;
+  });
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  return value as Static<S>;
+}
+
+/** The table of variables for the README: name, default, meaning. */
+export function describeConfig(): Array<{ name: string; fallback: string; description: string }> {
+  const properties = (configSchema as unknown as { properties: Record<string, Record<string, unknown>> })
+    .properties;
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    fallback: property.default === undefined ? '' : String(property.default),
+    description: String(property.description ?? ''),
+  }));
+}

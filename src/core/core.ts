@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { type Logger, pino } from 'pino';
+import { createApiKeyStore, type ApiKeyStore } from './api-keys/api-keys.ts';
+import type { Config } from './config.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrator.ts';
+import { deriveKey, loadMasterKey } from './secrets.ts';
+
+export const serviceNames = ['client-api', 'assistant-auth', 'agents'] as const;
+export type ServiceName = (typeof serviceNames)[number];
+
+const portVariable = {
+  'client-api': 'CLIENT_API_PORT',
+  'assistant-auth': 'ASSISTANT_AUTH_PORT',
+  agents: 'AGENTS_PORT',
+} as const satisfies Record<ServiceName, keyof Config>;
+
+export function servicePort(config: Config, name: ServiceName): number {
+  return config[portVariable[name]];
+}
+
+/** What every service of the family is built on; made once per process and shared. */
+export interface Core {
+  readonly config: Config;
+  readonly database: Database;
+  readonly logger: Logger;
+  readonly apiKeys: ApiKeyStore;
+  /** A 32-byte key for one purpose (at-rest encryption, keyed hashes…), derived from the master key. */
+  key(purpose: string): Buffer;
+  /** Records an action without personal data: who (a key id, an operator, a service) did what to which id. */
+  audit(actor: string, action: string, subject: string): Promise<void>;
+  /**
+   * Where a sibling service answers: the address it listens on in this process, else
+   * http://HOST:PORT from the configuration. Services call each other over HTTP, never in-process.
+   */
+  serviceUrl(name: ServiceName): string;
+  setServiceUrl(name: ServiceName, url: string): void;
+  close(): Promise<void>;
+}
+
+/** Secrets that must never reach a log line, wherever they appear in a logged object. */
+const redactedPaths = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'password',
+  'key',
+  'secret',
+  'token',
+  '*.password',
+  '*.key',
+  '*.secret',
+  '*.token',
+];
+
+/** JSON logs on stdout, or on stderr for admin commands whose stdout is their one JSON answer. */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
+  return pino(
+    { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
+    pino.destination({ fd: stream === 'stdout' ? 1 : 2, sync: stream === 'stderr' }),
+  );
+}
+
+export async function openCore(
+  config: Config,
+  options: { migrate?: boolean; logger?: Logger } = {},
+): Promise<Core> {
+  const logger = options.logger ?? createLogger(config);
+  const master = loadMasterKey(config);
+  if (master.generated) {
+    logger.warn({ file: master.source }, 'generated a master key; set SINTONIA_MASTER_KEY in production');
+  }
+  const database = openDatabase(config);
+  if (options.migrate !== false) {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
+  }
+  const derived = new Map<string, Buffer>();
+  const listening = new Map<ServiceName, string>();
+  return {
+    config,
+    database,
+    logger,
+    apiKeys: createApiKeyStore(database.db),
+    key(purpose) {
+      let key = derived.get(purpose);
+      if (!key) {
+        key = deriveKey(master.key, purpose);
+        derived.set(purpose, key);
+      }
+      return key;
+    },
+    async audit(actor, action, subject) {
+      await database.db
+        .insertInto('audit_log')
+        .values({ id: randomUUID(), at: Date.now(), actor, action, subject })
+        .execute();
+    },
+    serviceUrl(name) {
+      return listening.get(name) ?? `http://${config.HOST}:${servicePort(config, name)}`;
+    },
+    setServiceUrl(name, url) {
+      listening.set(name, url);
+    },
+    close: () => database.close(),
+  };
+}

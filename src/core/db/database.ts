@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import type { CoreTables } from './tables.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  /** Typed over the core tables; a service widens it with `db.withTables<ItsTables>()`. */
+  readonly db: Kysely<CoreTables>;
+  readonly dialect: Dialect;
+  /** Where the data lives, for logs: the SQLite file or the PostgreSQL host and database (no password). */
+  readonly location: string;
+  /** The raw SQLite connection, for the few hot paths that use prepared statements directly. */
+  readonly sqlite?: SQLite.Database;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** int8 and numeric columns hold epoch milliseconds and ids within 2^53: read them as numbers. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'SINTONIA_DATA_DIR'>): Database {
+  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openSqlite(config.SINTONIA_DATA_DIR);
+}
+
+function openSqlite(dataDir: string): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const file = resolve(join(dataDir, 'sintonia.sqlite'));
+  const connection = new SQLite(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  const db = new Kysely<CoreTables>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    sqlite: connection,
+    ping: () => ping(db),
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string): Database {
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) });
+  const parsed = new URL(url);
+  return {
+    db,
+    dialect: 'postgres',
+    location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    ping: () => ping(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function ping(db: Kysely<CoreTables>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

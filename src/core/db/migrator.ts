@@ -1,0 +1,29 @@
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+
+const folder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Migrations are the files `migrations/<timestamp>_<name>.ts`, applied in name order. */
+const provider: MigrationProvider = {
+  async getMigrations() {
+    const files = (await readdir(folder)).filter((file) => /^\d{14}_[a-z0-9-]+\.ts$/.test(file)).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      migrations[file.replace(/\.ts$/, '')] = (await import(pathToFileURL(join(folder, file)).href)) as Migration;
+    }
+    return migrations;
+  },
+};
+
+/** Applies every pending migration under Kysely's lock (advisory lock on PostgreSQL), forward only. */
+export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((entry) => entry.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
+  }
+  return (result.results ?? []).filter((entry) => entry.status === 'Success').map((entry) => entry.migrationName);
+}

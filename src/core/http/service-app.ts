@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type {} from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import ajvFormats from 'ajv-formats';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type RawServerDefault,
+} from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Type from 'typebox';
+import type { KeyClass } from '../api-keys/api-keys.ts';
+import type { Core, ServiceName } from '../core.ts';
+import { commonErrors, errorBodySchema } from '../errors.ts';
+import { requireApiKey } from './api-key-guard.ts';
+import { installErrorHandling, sendProblem } from './error-handler.ts';
+import { installMetrics } from './metrics.ts';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface ServiceDefinition {
+  name: ServiceName;
+  /** Who may read /metrics: anyone who can reach the port, or any valid API key. */
+  metricsAccess: 'open' | KeyClass[] | 'any';
+  /** Registers the service's routes, docs and hooks on the app. */
+  register(app: App, core: Core): Promise<void>;
+  /** Runs once the app is closing (workers to stop, sockets to end). */
+  onClose?(): Promise<void>;
+  /** Loads this service's part of the demo data set; returns what to print (credentials, ids). */
+  seedDemo?(core: Core): Promise<Record<string, unknown>>;
+}
+
+/** A request id from the caller is kept when it is a sane token; otherwise a new one is made. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Logs the path and the names of query parameters, never their values (they may carry tokens). */
+function logUrl(url: string): string {
+  const [path, query] = url.split('?', 2);
+  if (!query) return path ?? url;
+  const names = [...new URLSearchParams(query).keys()];
+  return `${path}?${names.map((name) => `${name}=…`).join('&')}`;
+}
+
+export function serviceOptions(
+  core: Core,
+  service: ServiceName,
+): FastifyHttpOptions<RawServerDefault, FastifyBaseLogger> {
+  const logger = core.logger.child(
+    { service },
+    {
+      serializers: {
+        req: (request: { method: string; url: string }) => ({ method: request.method, url: logUrl(request.url) }),
+      },
+    },
+  );
+  return {
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: core.config.BODY_LIMIT,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true },
+      // ajv-formats' default export is the plugin; its CJS typing does not line up with Fastify's.
+      plugins: [ajvFormats as unknown as never],
+    },
+  };
+}
+
+/** Builds one service: the same function serves production and the tests, so the two never drift. */
+export async function buildServiceApp(core: Core, service: ServiceDefinition): Promise<App> {
+  const app = Fastify(serviceOptions(core, service.name)).withTypeProvider<TypeBoxTypeProvider>();
+  app.addSchema(errorBodySchema);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  installErrorHandling(app);
+  const registry = installMetrics(app, service.name);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  if (service.onClose) {
+    const onClose = service.onClose;
+    app.addHook('onClose', async () => onClose());
+  }
+
+  const healthSchema = Type.Object({
+    status: Type.String(),
+    service: Type.String(),
+    database: Type.String(),
+  });
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness: the process answers and says whether the database does.',
+        tags: ['monitoring'],
+        response: { 200: healthSchema, 503: errorBodySchema },
+      },
+    },
+    async (_request, reply) => {
+      if (!(await core.database.ping())) {
+        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
+      }
+      return { status: 'ok', service: service.name, database: core.database.dialect };
+    },
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness: migrated, database answering and not shutting down.',
+        tags: ['monitoring'],
+        response: { 200: healthSchema, 503: errorBodySchema },
+      },
+    },
+    async (_request, reply) => {
+      if (closing) return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
+      if (!(await core.database.ping())) {
+        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
+      }
+      return { status: 'ready', service: service.name, database: core.database.dialect };
+    },
+  );
+  app.get(
+    '/metrics',
+    {
+      onRequest: service.metricsAccess === 'open' ? [] : [requireApiKey(core.apiKeys, service.metricsAccess)],
+      schema: {
+        summary: 'Prometheus metrics (text exposition format).',
+        tags: ['monitoring'],
+        produces: ['text/plain'],
+      },
+    },
+    async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+  );
+
+  await service.register(app, core);
+  return app;
+}

@@ -1,0 +1,67 @@
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config.ts';
+
+/** Reads a 32-byte key written as 64 hex digits or as base64 / base64url. */
+export function parseKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new Error('a key must be 32 bytes');
+  return key;
+}
+
+/**
+ * The master key: SINTONIA_MASTER_KEY, or a key generated once into the data folder (mode 0600) so that
+ * the embedded setup is encrypted at rest without any set-up. Production sets the variable.
+ */
+export function loadMasterKey(config: Pick<Config, 'SINTONIA_MASTER_KEY' | 'SINTONIA_DATA_DIR'>): {
+  key: Buffer;
+  generated: boolean;
+  source: string;
+} {
+  if (config.SINTONIA_MASTER_KEY) {
+    return { key: parseKey(config.SINTONIA_MASTER_KEY), generated: false, source: 'SINTONIA_MASTER_KEY' };
+  }
+  const file = join(config.SINTONIA_DATA_DIR, 'master.key');
+  if (existsSync(file)) return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
+  mkdirSync(config.SINTONIA_DATA_DIR, { recursive: true });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch {
+    // Another process created it first: use that one.
+    return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
+  }
+  return { key, generated: true, source: file };
+}
+
+/** One key per purpose, derived from the master key with HKDF-SHA256. */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `sintonia:${purpose}`, 32));
+}
+
+/** AES-256-GCM: `v1.<iv>.<ciphertext>.<tag>`, each part base64url. */
+export function encrypt(key: Buffer, plaintext: string | Buffer, associatedData = ''): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(associatedData));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return ['v1', iv, body, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+}
+
+/** The inverse of encrypt; throws on any tampering, truncation or wrong key. */
+export function decrypt(key: Buffer, sealed: string, associatedData = ''): Buffer {
+  const parts = sealed.split('.');
+  if (parts.length !== 4 || parts[0] !== 'v1') throw new Error('not a sealed value');
+  const [iv, body, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
+  if (iv?.length !== 12 || tag?.length !== 16 || body === undefined) throw new Error('not a sealed value');
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAAD(Buffer.from(associatedData));
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(body), decipher.final()]);
+}
+
+/** HMAC-SHA256 in hex: for looking up a secret value (a phone number, a token) without storing it. */
+export function keyedHash(key: Buffer, value: string): string {
+  return createHmac('sha256', key).update(value).digest('hex');
+}

@@ -1,0 +1,72 @@
+import { agentsService } from './agents/service.ts';
+import { assistantAuthService } from './assistant-auth/service.ts';
+import { clientApiService } from './client-api/service.ts';
+import type { Core, ServiceName } from './core/core.ts';
+import { servicePort } from './core/core.ts';
+import { type App, buildServiceApp, type ServiceDefinition } from './core/http/service-app.ts';
+
+/** The services of the family, in the order they start (dependencies first). */
+export const services: Record<ServiceName, ServiceDefinition> = {
+  'assistant-auth': assistantAuthService,
+  agents: agentsService,
+  'client-api': clientApiService,
+};
+
+export interface RunningService {
+  name: ServiceName;
+  app: App;
+  url: string;
+}
+
+export interface RunningFamily {
+  services: RunningService[];
+  url(name: ServiceName): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds and starts the named services on their configured ports (0 picks a free one) and records each
+ * address in the core so siblings find each other. Stops what it started if one fails.
+ */
+export async function startFamily(core: Core, names: readonly ServiceName[]): Promise<RunningFamily> {
+  const running: RunningService[] = [];
+  const ordered = (Object.keys(services) as ServiceName[]).filter((name) => names.includes(name));
+  const family: RunningFamily = {
+    services: running,
+    url(name) {
+      const found = running.find((service) => service.name === name);
+      if (!found) throw new Error(`${name} is not running`);
+      return found.url;
+    },
+    async close() {
+      // Reverse order: callers stop before what they call.
+      for (const service of [...running].reverse()) await service.app.close();
+    },
+  };
+  try {
+    for (const name of ordered) {
+      const app = await buildServiceApp(core, services[name]);
+      const port = servicePort(core.config, name);
+      await app.listen({ host: core.config.HOST, port });
+      const address = app.server.address();
+      const actualPort = typeof address === 'object' && address ? address.port : port;
+      const host = core.config.HOST.includes(':') ? `[${core.config.HOST}]` : core.config.HOST;
+      const url = `http://${host}:${actualPort}`;
+      core.setServiceUrl(name, url);
+      running.push({ name, app, url });
+    }
+  } catch (error) {
+    await family.close();
+    throw error;
+  }
+  return family;
+}
+
+/** Loads the demo data of every service once; returns what each wants printed. */
+export async function seedDemo(core: Core): Promise<Record<string, unknown>> {
+  const printed: Record<string, unknown> = {};
+  for (const service of Object.values(services)) {
+    if (service.seedDemo) printed[service.name] = await service.seedDemo(core);
+  }
+  return printed;
+}

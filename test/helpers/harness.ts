@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/core/config.ts';
+import { type Core, openCore, type ServiceName } from '../../src/core/core.ts';
+import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
+import { type RunningFamily, services, startFamily } from '../../src/family.ts';
+
+export type Env = Record<string, string | undefined>;
+
+/** Which database this run covers: set by scripts/test.mjs (SQLite unless told otherwise). */
+export const testDatabase = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface TestCore extends Core {
+  /** The environment the core was configured from, for starting a second process on the same store. */
+  env: Env;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A core on a store of its own: a fresh SQLite folder, or a fresh database in the throwaway PostgreSQL
+ * cluster of the test run. Ports are 0 (free ports), logs silent unless TEST_LOG_LEVEL is set.
+ */
+export async function createTestCore(overrides: Env = {}): Promise<TestCore> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sintonia-test-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase = async () => {};
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    const name = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    };
+  }
+  const env: Env = {
+    HOST: '127.0.0.1',
+    CLIENT_API_PORT: '0',
+    ASSISTANT_AUTH_PORT: '0',
+    AGENTS_PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SINTONIA_DATA_DIR: dataDir,
+    SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
+    DATABASE_URL: databaseUrl,
+    ...overrides,
+  };
+  const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));
+  return Object.assign(core, {
+    env,
+    async dispose() {
+      await core.close();
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** One service app built exactly as production builds it, for `app.inject`. */
+export async function createTestApp(
+  name: ServiceName,
+  overrides: Env = {},
+): Promise<{ app: App; core: TestCore; close(): Promise<void> }> {
+  const core = await createTestCore(overrides);
+  const app = await buildServiceApp(core, services[name]);
+  await app.ready();
+  return {
+    app,
+    core,
+    async close() {
+      await app.close();
+      await core.dispose();
+    },
+  };
+}
+
+/** The real servers on free ports, for end-to-end tests over HTTP. */
+export async function startTestFamily(
+  names: ServiceName[],
+  overrides: Env = {},
+): Promise<{ family: RunningFamily; core: TestCore; close(): Promise<void> }> {
+  const core = await createTestCore(overrides);
+  const family = await startFamily(core, names);
+  return {
+    family,
+    core,
+    async close() {
+      await family.close();
+      await core.dispose();
+    },
+  };
+}

@@ -24,7 +24,11 @@ export interface Command {
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 /** Parses options strictly: an unknown option or a missing value is a UsageError naming it. */
-export function options<S extends OptionSpec>(args: string[], spec: S, required: Array<keyof S & string> = []) {
+export function options<S extends OptionSpec>(
+  args: string[],
+  spec: S,
+  required: Array<keyof S & string> = [],
+) {
   let parsed: ReturnType<typeof parseArgs<{ options: S; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({ args, options: spec, allowPositionals: true, strict: true });

@@ -11,7 +11,12 @@ export const coreCommands: Command[] = [
       const core = await context.core();
       // openCore has migrated already; a second pass reports that nothing is pending.
       const applied = await migrateToLatest(core.database.db);
-      return { database: core.database.dialect, location: core.database.location, applied, status: 'up to date' };
+      return {
+        database: core.database.dialect,
+        location: core.database.location,
+        applied,
+        status: 'up to date',
+      };
     },
   },
   {

@@ -32,7 +32,8 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
   const sorted = [...commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length);
   for (const command of sorted) {
     const words = command.name.split(' ');
-    if (words.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(words.length) };
+    if (words.every((word, index) => argv[index] === word))
+      return { command, rest: argv.slice(words.length) };
   }
   return undefined;
 }
@@ -50,19 +51,25 @@ export async function main(argv: string[]): Promise<number> {
   const opened: { core?: Core } = {};
   try {
     const config = loadConfig();
-    const result = await found.command.run(contextFor(found.rest, config, opened, found.command === serveCommand ? 'stdout' : 'stderr'));
+    const result = await found.command.run(
+      contextFor(found.rest, config, opened, found.command === serveCommand ? 'stdout' : 'stderr'),
+    );
     if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`sintonia ${found.command.name}: ${error.message}\nusage: sintonia ${found.command.usage}\n`);
+      process.stderr.write(
+        `sintonia ${found.command.name}: ${error.message}\nusage: sintonia ${found.command.usage}\n`,
+      );
       return 2;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`sintonia: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`sintonia ${found.command.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `sintonia ${found.command.name}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   } finally {
     await opened.core?.close();

@@ -13,7 +13,8 @@ const demoFile = (core: Core) => join(core.config.SINTONIA_DATA_DIR, 'demo-crede
  */
 export async function loadDemo(core: Core): Promise<Record<string, unknown>> {
   const keys: Record<string, string> = {};
-  for (const keyClass of keyClasses) keys[keyClass] = (await core.apiKeys.create(keyClass, `demo-${keyClass}`)).key;
+  for (const keyClass of keyClasses)
+    keys[keyClass] = (await core.apiKeys.create(keyClass, `demo-${keyClass}`)).key;
   const demo = { apiKeys: keys, ...(await seedDemo(core)) };
   writeFileSync(demoFile(core), `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
@@ -24,7 +25,9 @@ function parseServices(list: string | undefined): ServiceName[] {
   const names = list.split(',').map((name) => name.trim());
   for (const name of names) {
     if (!(serviceNames as readonly string[]).includes(name)) {
-      throw new UsageError(`--service takes a comma-separated list of ${serviceNames.join(', ')}; got ${name}`);
+      throw new UsageError(
+        `--service takes a comma-separated list of ${serviceNames.join(', ')}; got ${name}`,
+      );
     }
   }
   return names as ServiceName[];
@@ -55,9 +58,15 @@ export const serveCommand: Command = {
   },
 };
 
-function printWelcome(running: Array<{ name: string; url: string }>, demo: Record<string, unknown> | undefined) {
+function printWelcome(
+  running: Array<{ name: string; url: string }>,
+  demo: Record<string, unknown> | undefined,
+) {
   const lines = ['', 'Sintonia is running:'];
-  for (const service of running) lines.push(`  ${service.name.padEnd(15)} ${service.url}   (docs: ${service.url}/docs, health: ${service.url}/healthz)`);
+  for (const service of running)
+    lines.push(
+      `  ${service.name.padEnd(15)} ${service.url}   (docs: ${service.url}/docs, health: ${service.url}/healthz)`,
+    );
   if (demo) {
     lines.push('', 'Demo credentials (also in SINTONIA_DATA_DIR/demo-credentials.json):');
     lines.push(JSON.stringify(demo, null, 2).replace(/^/gm, '  '));

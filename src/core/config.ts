@@ -72,7 +72,10 @@ export const configSchema = Type.Object({
   ACCESS_TOKEN_TTL: seconds(900, 'Lifetime of a device access token (JWT).'),
   REFRESH_TOKEN_TTL: seconds(30 * 86400, 'Lifetime of a refresh token; each use rotates it.'),
   SESSION_IDLE_TIMEOUT: seconds(30 * 86400, 'A session unused for this long expires.'),
-  DEVICE_DELETE_COOLDOWN: seconds(86400, 'A device cannot be deleted for this long after its activation (409).'),
+  DEVICE_DELETE_COOLDOWN: seconds(
+    86400,
+    'A device cannot be deleted for this long after its activation (409).',
+  ),
   MAX_DEVICES_PER_ACCOUNT: Type.Integer({
     minimum: 1,
     maximum: 10000,
@@ -83,10 +86,14 @@ export const configSchema = Type.Object({
   SMTP_URL: Type.Optional(
     Type.String({
       pattern: '^smtps?://',
-      description: 'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
+      description:
+        'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
     }),
   ),
-  MAIL_FROM: Type.String({ default: 'Sintonia <no-reply@sintonia.invalid>', description: 'Sender of e-mails.' }),
+  MAIL_FROM: Type.String({
+    default: 'Sintonia <no-reply@sintonia.invalid>',
+    description: 'Sender of e-mails.',
+  }),
   MAIL_DROP_DIR: Type.Optional(
     Type.String({ minLength: 1, description: 'Mail drop folder. Default SINTONIA_DATA_DIR/mail-drop.' }),
   ),
@@ -124,17 +131,27 @@ export const configSchema = Type.Object({
     pattern: '^([a-z0-9_-]+=[0-9]+(,[a-z0-9_-]+=[0-9]+)*)?$',
     description: 'Per-channel assistantId lifetimes in seconds, e.g. `whatsapp=86400,web=3600`.',
   }),
-  DIRECTLINE_URL: optionalUrl('Direct Line 3.0 compatible service for /token; unset uses the embedded channel.'),
+  DIRECTLINE_URL: optionalUrl(
+    'Direct Line 3.0 compatible service for /token; unset uses the embedded channel.',
+  ),
   DIRECTLINE_SECRET: Type.Optional(
     Type.String({ minLength: 1, description: 'Secret of the external Direct Line service.' }),
   ),
   CHANNEL_RETENTION: seconds(7 * 86400, 'How long the embedded channel keeps conversations.'),
 
   AGENTS_URL: optionalUrl('Agents server the embedded channel calls. Default http://HOST:AGENTS_PORT.'),
-  ASSISTANT_JWKS_URL: optionalUrl('JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.'),
+  ASSISTANT_JWKS_URL: optionalUrl(
+    'JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.',
+  ),
   MODEL_BASE_URL: optionalUrl('OpenAI-compatible endpoint of the chat agent (…/v1).'),
-  MODEL_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of the model endpoint.' })),
-  MODEL_NAME: Type.String({ default: 'gpt-4o-mini', minLength: 1, description: 'Model the chat agent asks for.' }),
+  MODEL_API_KEY: Type.Optional(
+    Type.String({ minLength: 1, description: 'Bearer key of the model endpoint.' }),
+  ),
+  MODEL_NAME: Type.String({
+    default: 'gpt-4o-mini',
+    minLength: 1,
+    description: 'Model the chat agent asks for.',
+  }),
   MODEL_TIMEOUT_MS: Type.Integer({
     minimum: 10,
     maximum: 600000,

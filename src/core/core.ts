@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Logger, pino } from 'pino';
-import { createApiKeyStore, type ApiKeyStore } from './api-keys/api-keys.ts';
+import { type ApiKeyStore, createApiKeyStore } from './api-keys/api-keys.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
@@ -54,7 +54,10 @@ const redactedPaths = [
 ];
 
 /** JSON logs on stdout, or on stderr for admin commands whose stdout is their one JSON answer. */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, stream: 'stdout' | 'stderr' = 'stdout'): Logger {
+export function createLogger(
+  config: Pick<Config, 'LOG_LEVEL'>,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): Logger {
   return pino(
     { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
     pino.destination({ fd: stream === 'stdout' ? 1 : 2, sync: stream === 'stderr' }),

@@ -80,7 +80,9 @@ type ErrorFactory = (
  * Declares a closed set of error types with their status and default message, and returns one
  * factory per type: `deviceErrors.DEVICE_NOT_FOUND()` or `deviceErrors.DEVICE_NOT_FOUND('…')`.
  */
-export function defineErrors<C extends Catalogue>(catalogue: C): { [K in keyof C]: ErrorFactory } & {
+export function defineErrors<C extends Catalogue>(
+  catalogue: C,
+): { [K in keyof C]: ErrorFactory } & {
   catalogue: C;
 } {
   const factories: Record<string, unknown> = { catalogue };

@@ -23,7 +23,8 @@ export function loadMasterKey(config: Pick<Config, 'SINTONIA_MASTER_KEY' | 'SINT
     return { key: parseKey(config.SINTONIA_MASTER_KEY), generated: false, source: 'SINTONIA_MASTER_KEY' };
   }
   const file = join(config.SINTONIA_DATA_DIR, 'master.key');
-  if (existsSync(file)) return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
+  if (existsSync(file))
+    return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
   mkdirSync(config.SINTONIA_DATA_DIR, { recursive: true });
   const key = randomBytes(32);
   try {
@@ -46,7 +47,9 @@ export function encrypt(key: Buffer, plaintext: string | Buffer, associatedData 
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(associatedData));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return ['v1', iv, body, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return ['v1', iv, body, cipher.getAuthTag()]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 /** The inverse of encrypt; throws on any tampering, truncation or wrong key. */

@@ -1,7 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+} from 'kysely';
 
 const folder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -11,7 +17,9 @@ const provider: MigrationProvider = {
     const files = (await readdir(folder)).filter((file) => /^\d{14}_[a-z0-9-]+\.ts$/.test(file)).sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
-      migrations[file.replace(/\.ts$/, '')] = (await import(pathToFileURL(join(folder, file)).href)) as Migration;
+      migrations[file.replace(/\.ts$/, '')] = (await import(
+        pathToFileURL(join(folder, file)).href
+      )) as Migration;
     }
     return migrations;
   },
@@ -25,5 +33,7 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
     const failed = result.results?.find((entry) => entry.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
-  return (result.results ?? []).filter((entry) => entry.status === 'Success').map((entry) => entry.migrationName);
+  return (result.results ?? [])
+    .filter((entry) => entry.status === 'Success')
+    .map((entry) => entry.migrationName);
 }

@@ -28,10 +28,14 @@ export async function authenticateApiKey(
  * An onRequest hook (it runs before the body is read) that lets a request through only with a valid key
  * of one of the allowed classes: no key or a bad key is 401, a key of another class is 403.
  */
-export function requireApiKey(store: ApiKeyStore, allowed: readonly KeyClass[] | 'any'): onRequestAsyncHookHandler {
+export function requireApiKey(
+  store: ApiKeyStore,
+  allowed: readonly KeyClass[] | 'any',
+): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const record = await authenticateApiKey(store, request);
-    if (!record) throw commonErrors.CREDENTIALS_MISSING(`An API key is required in the ${API_KEY_HEADER} header.`);
+    if (!record)
+      throw commonErrors.CREDENTIALS_MISSING(`An API key is required in the ${API_KEY_HEADER} header.`);
     if (allowed !== 'any' && !allowed.includes(record.keyClass)) {
       throw commonErrors.ACCESS_DENIED(`This operation accepts keys of class ${allowed.join(' or ')}.`);
     }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { commonErrors, type ErrorItem, ProblemError, statusCategories, type ErrorStatus } from '../errors.ts';
+import { commonErrors, type ErrorItem, type ErrorStatus, ProblemError, statusCategories } from '../errors.ts';
 
 /** Fastify's own errors, by status, as the family's error types. */
 const frameworkTypes: Partial<Record<number, keyof typeof commonErrors.catalogue>> = {
@@ -42,7 +42,11 @@ export function toProblem(error: unknown): { problem: ProblemError; unexpected: 
   const type = status === undefined ? undefined : frameworkTypes[status];
   if (type) return { problem: commonErrors[type](), unexpected: false };
   if (status !== undefined && status >= 400 && status < 500 && status in statusCategories) {
-    const problem = new ProblemError(status as ErrorStatus, 'BAD_REQUEST', 'The request could not be handled.');
+    const problem = new ProblemError(
+      status as ErrorStatus,
+      'BAD_REQUEST',
+      'The request could not be handled.',
+    );
     return { problem, unexpected: false };
   }
   return { problem: commonErrors.INTERNAL_ERROR(), unexpected: true };
@@ -61,6 +65,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, commonErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`)),
+    sendProblem(
+      reply,
+      commonErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
+    ),
   );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import ajvFormats from 'ajv-formats';
@@ -8,7 +9,6 @@ import Fastify, {
   type FastifyInstance,
   type RawServerDefault,
 } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import Type from 'typebox';
 import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
@@ -16,6 +16,7 @@ import { commonErrors, errorBodySchema } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
 import { installErrorHandling, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
+import { type OpenApiDefinition, registerOpenApi, serveOpenApiDocument } from './openapi.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -29,7 +30,9 @@ export interface ServiceDefinition {
   name: ServiceName;
   /** Who may read /metrics: anyone who can reach the port, or any valid API key. */
   metricsAccess: 'open' | KeyClass[] | 'any';
-  /** Registers the service's routes, docs and hooks on the app. */
+  /** The service's API document; generated from its routes' schemas. */
+  openapi?: OpenApiDefinition;
+  /** Registers the service's routes and hooks on the app. */
   register(app: App, core: Core): Promise<void>;
   /** Runs once the app is closing (workers to stop, sockets to end). */
   onClose?(): Promise<void>;
@@ -56,7 +59,10 @@ export function serviceOptions(
     { service },
     {
       serializers: {
-        req: (request: { method: string; url: string }) => ({ method: request.method, url: logUrl(request.url) }),
+        req: (request: { method: string; url: string }) => ({
+          method: request.method,
+          url: logUrl(request.url),
+        }),
       },
     },
   );
@@ -83,6 +89,7 @@ export function serviceOptions(
 export async function buildServiceApp(core: Core, service: ServiceDefinition): Promise<App> {
   const app = Fastify(serviceOptions(core, service.name)).withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(errorBodySchema);
+  if (service.openapi) await registerOpenApi(app, service.openapi);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -130,7 +137,8 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       },
     },
     async (_request, reply) => {
-      if (closing) return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
+      if (closing)
+        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
       if (!(await core.database.ping())) {
         return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
       }
@@ -151,5 +159,6 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   );
 
   await service.register(app, core);
+  if (service.openapi) serveOpenApiDocument(app, service.openapi);
   return app;
 }

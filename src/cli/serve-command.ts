@@ -87,7 +87,9 @@ function untilStopped(core: Core, closeServices: () => Promise<void>): Promise<v
         reject(new Error('shutdown timed out'));
       }, core.config.SHUTDOWN_TIMEOUT_MS);
       timer.unref();
-      closeServices()
+      core.lifecycle.draining = true;
+      new Promise((wait) => setTimeout(wait, core.config.SHUTDOWN_DRAIN_MS))
+        .then(closeServices)
         .then(() => {
           clearTimeout(timer);
           core.logger.info('stopped');

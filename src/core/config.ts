@@ -57,6 +57,13 @@ export const configSchema = Type.Object({
     default: 32,
     description: 'Deepest nesting of a request body (400 above).',
   }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600000,
+    default: 500,
+    description:
+      'On SIGTERM, how long the services keep answering (with Connection: close, /readyz 503) before they stop accepting.',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     maximum: 600000,
@@ -120,6 +127,10 @@ export const configSchema = Type.Object({
     "Key that encrypts the assistant's signing keys at rest. Default: derived from the master key.",
   ),
   SIGNED_TOKEN_TTL: seconds(300, 'Lifetime of a JWT the assistant signs for its outgoing requests.'),
+  SIGNING_KEY_PUBLISH_LEAD: seconds(
+    600,
+    'After `signing-key rotate`, new signing keys are published this long before they sign (longer than the JWKS cache lifetime, 300 s).',
+  ),
   CLOUD_STORAGE_SUBDOMAIN: Type.String({
     default: 'sintonia-assets',
     minLength: 1,

@@ -35,6 +35,8 @@ export interface Core {
    */
   serviceUrl(name: ServiceName): string;
   setServiceUrl(name: ServiceName, url: string): void;
+  /** Set on SIGTERM: /readyz turns 503 and every response asks the client to close its connection. */
+  readonly lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function openCore(
     setServiceUrl(name, url) {
       listening.set(name, url);
     },
+    lifecycle: { draining: false },
     close: () => database.close(),
   };
 }

@@ -92,6 +92,8 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   if (service.openapi) await registerOpenApi(app, service.openapi);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // While draining, clients are told not to reuse the connection, so none is cut off at close.
+    if (core.lifecycle.draining) reply.header('connection', 'close');
     done();
   });
   installErrorHandling(app);

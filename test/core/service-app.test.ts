@@ -183,10 +183,7 @@ describe('service app plumbing', () => {
     });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/plain/);
-    const families = parsePrometheusTextFormat(response.body) as Array<{
-      name: string;
-      metrics: Array<{ labels?: Record<string, string>; buckets?: Record<string, string> }>;
-    }>;
+    const families = parsePrometheusTextFormat(response.body);
     const durations = families.find((family) => family.name === 'http_request_duration_seconds');
     assert.equal(durations?.type, 'HISTOGRAM', 'request-duration histogram present');
     // The parser folds histogram labels away, so the labelled series is checked in the text itself.

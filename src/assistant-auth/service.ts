@@ -1,7 +1,25 @@
 import type { ServiceDefinition } from '../core/http/service-app.ts';
+import { registerChannelRoutes } from './channel/routes.ts';
+import { isEmbedded, selectConversationChannel } from './channel/select-channel.ts';
+import { assistantAuthOpenApi } from './openapi.ts';
+import { registerSigningRoutes } from './signing/routes.ts';
+import { createAssistantSigner } from './signing/signer.ts';
+import { ensureSigningKeys } from './signing/signing-keys.ts';
 
 export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
   metricsAccess: 'any',
-  async register() {},
+  openapi: assistantAuthOpenApi,
+  async register(app, core) {
+    const created = await ensureSigningKeys(core);
+    if (created.length > 0) core.logger.info({ kids: created }, 'created the assistant signing keys');
+    const signer = createAssistantSigner(core);
+    const channel = await selectConversationChannel(core, signer);
+    if (!channel) core.logger.warn('no conversation channel: /token answers 503');
+
+    // The routes, top to bottom.
+    await registerSigningRoutes(app, core, signer);
+    await registerChannelRoutes(app, core, channel);
+    if (isEmbedded(channel)) await channel.registerRoutes(app);
+  },
 };

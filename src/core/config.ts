@@ -119,6 +119,34 @@ export const configSchema = Type.Object({
     default: 3000,
     description: 'Timeout of a call to an HTTP subsystem (502 when exceeded).',
   }),
+  MAIL_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 600000,
+    default: 1000,
+    description: 'How often the mail worker looks for due messages in the outbox.',
+  }),
+  MAIL_RETRY_BASE_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3600000,
+    default: 5000,
+    description: 'First retry delay of a failed e-mail delivery; doubles per attempt, capped at one hour.',
+  }),
+  MAIL_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 50,
+    description: 'Delivery attempts before an e-mail is marked failed (it stays in the outbox).',
+  }),
+  HOMEZONE_OFFERS: Type.String({
+    default: 'HOMEZONE',
+    pattern: '^[^,]+(,[^,]+)*$',
+    description: 'Comma-separated codOferta values that make up a home-zone subscription (local store).',
+  }),
+  AD_VAST_TAG_URL: Type.String({
+    default: 'https://ads.sintonia.invalid/vast',
+    pattern: '^https?://',
+    description: 'Base of the VAST tag URL that ad-info builds from its parameters (local ad table).',
+  }),
 
   GATEWAY_CALLBACK_KEY: optionalKey(
     'AES-256-GCM key shared with the gateway for the ciphered callback parameter. Default: derived from the master key.',

@@ -1,0 +1,39 @@
+import type { App } from '../../core/http/service-app.ts';
+
+/** What a channel token request may say: the Direct Line user id to bind (`dl_…`) and a caller's abort. */
+export interface ChannelTokenOptions {
+  userId?: string;
+  signal?: AbortSignal;
+}
+
+/** Direct Line 3.0 `POST /v3/directline/tokens/generate` answer. */
+export interface ChannelToken {
+  token: string;
+  /** Seconds until the token expires. */
+  expires_in: number;
+  conversationId: string;
+}
+
+/**
+ * Direct Line 3.0 `POST /v3/directline/conversations` answer: a token bound to a new conversation, the
+ * websocket URL to read its activities from, and whatever further fields the channel adds.
+ */
+export interface ChannelStreamToken extends ChannelToken {
+  streamUrl: string;
+  referenceGrammarId?: string;
+  eTag?: string;
+  [field: string]: unknown;
+}
+
+/** A conversation channel compatible with Direct Line 3.0: an external service or the embedded one. */
+export interface ConversationChannel {
+  /** `external` (DIRECTLINE_URL) or `embedded`: for logs and /token's answers. */
+  readonly kind: 'external' | 'embedded';
+  token(options: ChannelTokenOptions): Promise<ChannelToken>;
+  streamToken(options: ChannelTokenOptions): Promise<ChannelStreamToken>;
+}
+
+/** The embedded channel also serves the Direct Line routes (`/v3/directline/…` and its websocket). */
+export interface EmbeddedConversationChannel extends ConversationChannel {
+  registerRoutes(app: App): Promise<void>;
+}

@@ -1,0 +1,62 @@
+import type { Core } from '../../core/core.ts';
+import { errorResponses } from '../../core/errors.ts';
+import type { App } from '../../core/http/service-app.ts';
+import { accessDescription, accessHooks, accessSecurity, accessStatuses } from '../access.ts';
+import { assistantErrors } from '../errors.ts';
+import type { ConversationChannel } from './conversation-channel.ts';
+import { channelStreamTokenSchema, channelTokenQuery, channelTokenSchema } from './schemas.ts';
+
+/** `/token` and `/token/wss`: tokens of the conversation channel (public). */
+export async function registerChannelRoutes(
+  app: App,
+  core: Core,
+  channel: ConversationChannel | undefined,
+): Promise<void> {
+  const available = () => {
+    if (!channel) {
+      throw assistantErrors.CHANNEL_UNAVAILABLE(
+        'No conversation channel is available: set DIRECTLINE_URL and DIRECTLINE_SECRET.',
+      );
+    }
+    return channel;
+  };
+  const common = {
+    onRequest: accessHooks(core, 'public'),
+  };
+  app.get(
+    '/token',
+    {
+      ...common,
+      schema: {
+        summary: 'A conversation-channel token and its lifetime.',
+        description: `Direct Line 3.0 tokens/generate. ${accessDescription('public')}`,
+        tags: ['conversation channel'],
+        security: accessSecurity('public'),
+        querystring: channelTokenQuery,
+        response: {
+          200: channelTokenSchema,
+          ...errorResponses(400, ...accessStatuses('public'), 502, 503),
+        },
+      },
+    },
+    async (request) => available().token({ userId: request.query.userId }),
+  );
+  app.get(
+    '/token/wss',
+    {
+      ...common,
+      schema: {
+        summary: 'A token bound to a new conversation, with its websocket stream URL.',
+        description: `Direct Line 3.0 conversations. ${accessDescription('public')}`,
+        tags: ['conversation channel'],
+        security: accessSecurity('public'),
+        querystring: channelTokenQuery,
+        response: {
+          200: channelStreamTokenSchema,
+          ...errorResponses(400, ...accessStatuses('public'), 502, 503),
+        },
+      },
+    },
+    async (request) => available().streamToken({ userId: request.query.userId }),
+  );
+}

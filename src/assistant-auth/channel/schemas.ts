@@ -1,0 +1,35 @@
+import Type from 'typebox';
+
+export const channelTokenQuery = Type.Object({
+  userId: Type.Optional(
+    Type.String({
+      pattern: '^dl_[A-Za-z0-9._:@-]{1,125}$',
+      description: 'Direct Line user id to bind the token to (`dl_…`); default: the channel picks one.',
+    }),
+  ),
+});
+
+export const channelTokenSchema = Type.Object(
+  {
+    token: Type.String({ description: 'Conversation-channel token (Direct Line 3.0).' }),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires.' }),
+    conversationId: Type.String(),
+  },
+  { $id: 'ChannelToken' },
+);
+
+export const channelStreamTokenSchema = Type.Object(
+  {
+    token: Type.String({ description: 'Token bound to a new conversation.' }),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires.' }),
+    conversationId: Type.String(),
+    streamUrl: Type.String({ description: 'Websocket URL of the conversation’s activity stream.' }),
+    referenceGrammarId: Type.Optional(Type.String()),
+    eTag: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'ChannelStreamToken',
+    additionalProperties: true,
+    description: 'Direct Line 3.0 conversation answer, with any further fields the channel returns.',
+  },
+);

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import type { Core } from '../../core/core.ts';
+import { decrypt } from '../../core/secrets.ts';
+import {
+  MAX_SIGNED_TTL_SECONDS,
+  type PublishedJwk,
+  type SigningAlgorithm,
+  signingKeyRepository,
+  signingKeysSecret,
+} from './signing-keys.ts';
+
+export interface SignOptions {
+  /** Who the token is for, e.g. `sintonia-agents`. */
+  audience: string;
+  /** Default SIGNED_TOKEN_TTL; at most 86400. */
+  ttlSeconds?: number;
+  /** Default ES256. */
+  alg?: SigningAlgorithm;
+}
+
+export interface AssistantSigner {
+  /** `${PUBLIC_BASE_URL or the service's address}/openid/issuer`. */
+  issuer(): string;
+  /** A compact JWS with `kid`, `iss`, `aud`, `iat`, `exp` and a `jti` unless the claims carry one. */
+  sign(claims: JWTPayload, options: SignOptions): Promise<string>;
+  /** The published public keys (current, announced and not yet retired). */
+  jwks(): Promise<{ keys: PublishedJwk[] }>;
+}
+
+export function assistantIssuer(core: Core): string {
+  return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
+}
+
+/** The assistant's signer. Keys are read from the database at each call, so a rotation by the CLI applies at once. */
+export function createAssistantSigner(core: Core): AssistantSigner {
+  const repository = signingKeyRepository(core);
+  // Imported private keys by kid: importing is the costly part, and a kid never changes its key.
+  const imported = new Map<string, CryptoKey | Uint8Array>();
+
+  async function privateKey(kid: string, sealed: string, alg: SigningAlgorithm) {
+    let key = imported.get(kid);
+    if (!key) {
+      const jwk = JSON.parse(decrypt(signingKeysSecret(core), sealed, kid).toString('utf8')) as JWK;
+      key = await importJWK(jwk, alg);
+      imported.set(kid, key);
+    }
+    return key;
+  }
+
+  return {
+    issuer: () => assistantIssuer(core),
+    async sign(claims, options) {
+      const alg = options.alg ?? 'ES256';
+      const ttl = options.ttlSeconds ?? core.config.SIGNED_TOKEN_TTL;
+      if (!Number.isInteger(ttl) || ttl <= 0 || ttl > MAX_SIGNED_TTL_SECONDS) {
+        throw new RangeError(`ttlSeconds must be an integer between 1 and ${MAX_SIGNED_TTL_SECONDS}`);
+      }
+      const now = Date.now();
+      const key = await repository.current(alg, now);
+      if (!key) throw new Error(`no ${alg} signing key is active; the service creates them at start`);
+      const issuedAt = Math.floor(now / 1000);
+      return new SignJWT({ jti: randomUUID(), ...claims })
+        .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT' })
+        .setIssuer(assistantIssuer(core))
+        .setAudience(options.audience)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + ttl)
+        .sign(await privateKey(key.kid, key.privateJwkSealed, alg));
+    },
+    async jwks() {
+      const keys = await repository.published(Date.now());
+      return { keys: keys.map((key) => key.publicJwk) };
+    },
+  };
+}

@@ -176,7 +176,21 @@ export const configSchema = Type.Object({
   DIRECTLINE_SECRET: Type.Optional(
     Type.String({ minLength: 1, description: 'Secret of the external Direct Line service.' }),
   ),
-  CHANNEL_RETENTION: seconds(7 * 86400, 'How long the embedded channel keeps conversations.'),
+  CHANNEL_RETENTION: seconds(
+    7 * 86400,
+    'How long the embedded channel keeps a conversation after its last activity; 0 keeps them forever.',
+  ),
+  DIRECTLINE_TOKEN_TTL: Type.Integer({
+    minimum: 60,
+    maximum: 86400,
+    default: 3600,
+    description: 'Lifetime of a token of the embedded Direct Line channel (refresh before it ends).',
+  }),
+  DIRECTLINE_AGENT: Type.String({
+    default: 'assistant',
+    pattern: '^[A-Za-z0-9._-]{1,64}$',
+    description: 'Agent of the agents server that answers the embedded channel’s conversations.',
+  }),
 
   AGENTS_URL: optionalUrl('Agents server the embedded channel calls. Default http://HOST:AGENTS_PORT.'),
   ASSISTANT_JWKS_URL: optionalUrl(

@@ -1,0 +1,136 @@
+/**
+ * `npm run bench [-- --quick] [--duration S] [--warmup S] [--connections N] [--only a,b] [--out FILE]`
+ *
+ * Generates the data set, then runs the bare baseline and the real client-api, each alone in its own
+ * process in turn, loads every hot path with autocannon (its own process, 127.0.0.1 only, bounded in
+ * time) and prints one table; the same figures are written as JSON under bench/results/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
+import type { LoadPlan, LoadResult } from './load.ts';
+import { freePort, root, runLoadProcess, startServer } from './process.ts';
+import { addRatios, type CodecRow, formatCodecTable, formatTable, type PathResult } from './report.ts';
+import { bareTarget, type Target } from './targets.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    targets: { type: 'string', default: 'bare,sintonia' },
+  },
+});
+
+const quick = values.quick === true;
+const durationSeconds = Number(values.duration ?? (quick ? 1 : 10));
+const warmupSeconds = Number(values.warmup ?? (quick ? 0 : 3));
+const connections = Number(values.connections);
+const only = values.only?.split(',').map((part) => part.trim().toLowerCase());
+const requestCount = quick ? 500 : 20_000;
+
+async function loadTargets(): Promise<Target[]> {
+  const wanted = (values.targets ?? '').split(',');
+  const targets: Target[] = [];
+  if (wanted.includes('bare')) targets.push(bareTarget);
+  return targets;
+}
+
+async function benchTarget(target: Target, dataset: Dataset, dir: string): Promise<PathResult[]> {
+  const started = Date.now();
+  await target.seed(dataset, dir);
+  process.stderr.write(`[bench] ${target.name}: store seeded in ${Date.now() - started} ms\n`);
+  const port = await freePort();
+  const spec = target.server(dir, port);
+  const server = await startServer({ ...spec, port });
+  const results: PathResult[] = [];
+  try {
+    const paths = (await target.paths(dataset, server.url, requestCount)).filter(
+      (path) => !only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word)),
+    );
+    for (const path of paths) {
+      const plan: LoadPlan = {
+        url: server.url,
+        connections,
+        warmupSeconds,
+        durationSeconds,
+        requests: path.requests,
+      };
+      const planFile = join(dir, 'plan.json');
+      writeFileSync(planFile, JSON.stringify(plan));
+      process.stderr.write(
+        `[bench] ${target.name}: ${path.name} (${warmupSeconds}s warm-up, ${durationSeconds}s)\n`,
+      );
+      const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
+      results.push({
+        target: target.name,
+        name: path.name,
+        operation: path.operation,
+        format: path.format,
+        ...measured,
+      });
+    }
+  } finally {
+    await server.stop();
+  }
+  return results;
+}
+
+/** The media-types engineer's codec micro-benchmark, when it exists: encode+decode of a 20-device list. */
+async function codecRows(): Promise<CodecRow[] | undefined> {
+  const file = join(root, 'bench', 'codecs.ts');
+  if (!existsSync(file)) return undefined;
+  const module = (await import(file)) as { runCodecBench?: (options?: { quick?: boolean }) => unknown };
+  if (typeof module.runCodecBench !== 'function') return undefined;
+  const rows = await module.runCodecBench({ quick });
+  return Array.isArray(rows) ? (rows as CodecRow[]) : [{ result: JSON.stringify(rows) }];
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
+try {
+  const dataset = generateDataset(quick ? quickSize : fullSize);
+  const results: PathResult[] = [];
+  for (const target of await loadTargets()) results.push(...(await benchTarget(target, dataset, dir)));
+  addRatios(results);
+  const codecs = await codecRows();
+
+  const cpu = cpus();
+  const report = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
+    settings: { quick, connections, warmupSeconds, durationSeconds, requestsPerPlan: requestCount },
+    dataset: {
+      users: dataset.users.length,
+      devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),
+      bookmarks: dataset.bookmarks.length,
+      deviceListSize: dataset.size.listDevices,
+    },
+    results,
+    codecs,
+  };
+  process.stdout.write(`\n${formatTable(results)}\n`);
+  if (codecs) process.stdout.write(`\ncodecs (bench/codecs.ts):\n${formatCodecTable(codecs)}\n`);
+  const resultsDir = join(root, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const out =
+    values.out ?? join(resultsDir, quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`\nwritten to ${out}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

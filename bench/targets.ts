@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { seedBaseline } from './baseline/seed.ts';
+import { type Dataset, seededRandom } from './dataset.ts';
+import type { LoadPlan } from './load.ts';
+
+/** The operation a path measures; a path's ratio is taken against the bare path of the same operation. */
+export type Operation = 'read' | 'write' | 'devices';
+export type Format = 'json' | 'bson' | 'ubjson' | 'xml';
+
+export interface PathPlan {
+  name: string;
+  operation: Operation;
+  format: Format;
+  requests: LoadPlan['requests'];
+}
+
+export interface Target {
+  name: 'bare' | 'sintonia';
+  /** Writes the target's store into its folder; runs before the server starts, with nothing else running. */
+  seed(dataset: Dataset, dir: string): Promise<void>;
+  server(dir: string, port: number): { args: string[]; env: Record<string, string>; readyPath: string };
+  /** The paths to load, built once the server answers (the real service hands out tokens then). */
+  paths(dataset: Dataset, url: string, count: number): Promise<PathPlan[]>;
+}
+
+export const accept: Record<Format, string> = {
+  json: 'application/json',
+  bson: 'application/bson',
+  ubjson: 'application/ubjson',
+  xml: 'application/xml',
+};
+
+/** `count` picks of `make(random)`, seeded so that both targets of one run get comparable keys. */
+export function picks<T>(count: number, seed: number, make: (random: () => number) => T): T[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, () => make(random));
+}
+
+export function pickOne<T>(list: readonly T[], random: () => number): T {
+  const item = list[Math.floor(random() * list.length)];
+  if (item === undefined) throw new Error('cannot pick from an empty list');
+  return item;
+}
+
+const bareUserHash = (user: number) => createHash('sha256').update(`bench-user-${user}`).digest('base64url');
+
+export const bareTarget: Target = {
+  name: 'bare',
+  async seed(dataset, dir) {
+    seedBaseline(join(dir, 'bare.sqlite'), dataset, bareUserHash);
+  },
+  server(dir, port) {
+    return {
+      args: ['--import', 'tsx', 'bench/baseline/server.ts'],
+      env: { BENCH_DB: join(dir, 'bare.sqlite'), BENCH_PORT: String(port) },
+      readyPath: '/readyz',
+    };
+  },
+  async paths(dataset, _url, count) {
+    const listAccounts = dataset.users.slice(0, dataset.size.listAccounts);
+    return [
+      {
+        name: 'bare read',
+        operation: 'read',
+        format: 'json',
+        requests: picks(count, 1, (random) => {
+          const bookmark = pickOne(dataset.bookmarks, random);
+          return { method: 'GET', path: `/bookmarks/${bareUserHash(bookmark.user)}/${bookmark.contentId}` };
+        }),
+      },
+      {
+        name: 'bare upsert',
+        operation: 'write',
+        format: 'json',
+        requests: picks(count, 2, (random) => {
+          const user = pickOne(dataset.users, random);
+          const device = pickOne(user.deviceIds, random);
+          const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
+          const offset = Math.floor(random() * 7200);
+          return {
+            method: 'POST',
+            path: `/bookmarks/${user.accountNumber}/${dataset.deviceClass}/${device}/${bareUserHash(user.index)}/${contentId}/${offset}`,
+          };
+        }),
+      },
+      {
+        name: 'bare device list',
+        operation: 'devices',
+        format: 'json',
+        requests: picks(count, 3, (random) => ({
+          method: 'GET',
+          path: `/accounts/${pickOne(listAccounts, random).accountNumber}/devices`,
+        })),
+      },
+    ];
+  },
+};

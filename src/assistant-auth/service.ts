@@ -1,10 +1,14 @@
 import type { ServiceDefinition } from '../core/http/service-app.ts';
+import { registerCallbackRoutes } from './callbacks/routes.ts';
 import { registerChannelRoutes } from './channel/routes.ts';
 import { isEmbedded, selectConversationChannel } from './channel/select-channel.ts';
+import { registerMonitoringRoutes } from './monitoring/routes.ts';
 import { assistantAuthOpenApi } from './openapi.ts';
 import { registerSigningRoutes } from './signing/routes.ts';
 import { createAssistantSigner } from './signing/signer.ts';
 import { ensureSigningKeys } from './signing/signing-keys.ts';
+import { registerUserRoutes } from './users/routes.ts';
+import { createUserService } from './users/service.ts';
 
 export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
@@ -17,9 +21,14 @@ export const assistantAuthService: ServiceDefinition = {
     const channel = await selectConversationChannel(core, signer);
     if (!channel) core.logger.warn('no conversation channel: /token answers 503');
 
+    const users = createUserService(core);
+
     // The routes, top to bottom.
+    await registerUserRoutes(app, core, users);
+    await registerCallbackRoutes(app, core, users);
     await registerSigningRoutes(app, core, signer);
     await registerChannelRoutes(app, core, channel);
     if (isEmbedded(channel)) await channel.registerRoutes(app);
+    await registerMonitoringRoutes(app, core);
   },
 };

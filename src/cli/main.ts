@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
+import { assistantAuthCommands } from './assistant-auth-commands.ts';
 import { type Command, contextFor, UsageError } from './command.ts';
 import { coreCommands } from './core-commands.ts';
 import { loadDemo, serveCommand } from './serve-command.ts';

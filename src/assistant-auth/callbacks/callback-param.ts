@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+import type { Core } from '../../core/core.ts';
+import { decrypt, encrypt, keyedHash, parseKey } from '../../core/secrets.ts';
+import { assistantErrors } from '../errors.ts';
+import type { AssistantAuthTables } from '../tables.ts';
+import { E164_PATTERN } from '../users/schemas.ts';
+
+/** A parameter valid for longer than this is refused: it bounds how long nonces are kept. */
+export const CALLBACK_MAX_LIFETIME_SECONDS = 86_400;
+/** What `callback-param` gives a parameter without `exp`. */
+export const CALLBACK_DEFAULT_LIFETIME_SECONDS = 300;
+
+export const callbackPayloadSchema = Type.Object(
+  {
+    identity: Type.String({ minLength: 1, maxLength: 256, description: 'The user’s id in the channel.' }),
+    channel: Type.String({ pattern: '^[a-z0-9_-]{1,32}$' }),
+    exp: Type.Integer({ description: 'Expiry, seconds since the epoch.' }),
+    nonce: Type.String({ minLength: 16, maxLength: 128, description: 'Single use.' }),
+    phoneNumber: Type.Optional(Type.String({ pattern: E164_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+export type CallbackPayload = Static<typeof callbackPayloadSchema>;
+
+/** The key shared with the gateway: GATEWAY_CALLBACK_KEY, else one derived from the master key. */
+export function gatewayCallbackKey(core: Core): Buffer {
+  const configured = core.config.GATEWAY_CALLBACK_KEY;
+  return configured ? parseKey(configured) : core.key('gateway-callback');
+}
+
+/** Seals a payload as the gateway does: AES-256-GCM, `v1.<iv>.<ciphertext>.<tag>` in base64url. */
+export function sealCallbackPayload(core: Core, payload: CallbackPayload): string {
+  return encrypt(gatewayCallbackKey(core), JSON.stringify(payload));
+}
+
+/** Fills `exp` and `nonce` when absent, then seals: for `sintonia callback-param` and tests. */
+export function makeCallbackParam(
+  core: Core,
+  partial: Omit<CallbackPayload, 'exp' | 'nonce'> & Partial<Pick<CallbackPayload, 'exp' | 'nonce'>>,
+): { data: string; payload: CallbackPayload } {
+  const payload: CallbackPayload = {
+    ...partial,
+    exp: partial.exp ?? Math.floor(Date.now() / 1000) + CALLBACK_DEFAULT_LIFETIME_SECONDS,
+    nonce: partial.nonce ?? randomBytes(18).toString('base64url'),
+  };
+  if (!Value.Check(callbackPayloadSchema, payload)) {
+    const problems = [...Value.Errors(callbackPayloadSchema, payload)].map(
+      (error) => `${error.instancePath || '/'} ${error.message}`,
+    );
+    throw new RangeError(`invalid callback payload: ${problems.join('; ')}`);
+  }
+  return { data: sealCallbackPayload(core, payload), payload };
+}
+
+/**
+ * Opens and checks a callback parameter: tampered or malformed, expired, too long-lived or replayed is
+ * 401. The nonce is spent (in the database, so every process sees it) only once all else holds.
+ */
+export async function openCallbackParam(core: Core, data: string): Promise<CallbackPayload> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(decrypt(gatewayCallbackKey(core), data).toString('utf8'));
+  } catch {
+    throw assistantErrors.CALLBACK_PARAMETER_INVALID();
+  }
+  if (!Value.Check(callbackPayloadSchema, payload)) throw assistantErrors.CALLBACK_PARAMETER_INVALID();
+  const now = Date.now();
+  const expiresAt = payload.exp * 1000;
+  if (expiresAt <= now) throw assistantErrors.CALLBACK_PARAMETER_EXPIRED();
+  if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
+    throw assistantErrors.CALLBACK_PARAMETER_INVALID('The data parameter is valid for too long.');
+  }
+  const db = core.database.db.withTables<AssistantAuthTables>();
+  await db.deleteFrom('assistant_callback_nonces').where('expires_at', '<=', now).execute();
+  const inserted = await db
+    .insertInto('assistant_callback_nonces')
+    .values({ nonce_hash: keyedHash(core.key('callback-nonce'), payload.nonce), expires_at: expiresAt })
+    .onConflict((conflict) => conflict.column('nonce_hash').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
+    throw assistantErrors.CALLBACK_PARAMETER_REPLAYED();
+  return payload;
+}

@@ -1,0 +1,66 @@
+import Type, { type Static } from 'typebox';
+
+/** E.164: a plus, a country code that does not start with 0, at most 15 digits in all. */
+export const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
+/** Channel names are the keys of ASSISTANT_ID_TTL_BY_CHANNEL. */
+const CHANNEL_PATTERN = '^[a-z0-9_-]{1,32}$';
+const ID_PATTERN = '^[A-Za-z0-9._:@+-]{1,128}$';
+
+export const userSources = ['channel', 'external', 'integrated'] as const;
+export type UserSource = (typeof userSources)[number];
+
+export const assistantUserSchema = Type.Object(
+  {
+    assistantId: Type.String({ description: 'The user’s id in one channel; expires (per channel).' }),
+    assistantIdGlobal: Type.String({ description: 'Ties one person’s assistantIds across channels.' }),
+    channel: Type.String({ description: 'The channel the assistantId belongs to (whatsapp, web, …).' }),
+    source: Type.Union([Type.Literal('channel'), Type.Literal('external'), Type.Literal('integrated')], {
+      description:
+        'channel: GET /users/assistant-id; external: GET /users/assistant-id/{assistantId}; integrated: the gateway’s account-linking callback.',
+    }),
+    hasPhoneNumber: Type.Boolean({ description: 'A phone number is on file (never returned).' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'AssistantUser' },
+);
+export type AssistantUser = Static<typeof assistantUserSchema>;
+
+export const channelHeader = Type.String({
+  pattern: CHANNEL_PATTERN,
+  description: 'The caller’s channel (lower-case name, e.g. `whatsapp`, `web`).',
+});
+export const phoneNumberHeader = Type.String({
+  pattern: E164_PATTERN,
+  description: 'The person’s phone number in E.164 (`+34600111222`); stored only hashed and encrypted.',
+});
+
+/** GET /users/assistant-id: the channel's own authentication data, in headers (kept out of URLs). */
+export const channelIdentityHeaders = Type.Object({
+  'x-channel': channelHeader,
+  'x-channel-user-id': Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: 'The user’s id as the channel authenticated it; stored only as a keyed hash.',
+  }),
+  'x-phone-number': Type.Optional(phoneNumberHeader),
+});
+
+export const externalUserHeaders = Type.Object({
+  'x-channel': channelHeader,
+  'x-phone-number': Type.Optional(phoneNumberHeader),
+});
+
+export const channelOnlyHeaders = Type.Object({ 'x-channel': channelHeader });
+
+export const assistantIdParams = Type.Object({
+  assistantId: Type.String({ pattern: ID_PATTERN, description: 'The assistantId.' }),
+});
+
+export const assistantIdGlobalParams = Type.Object({
+  assistant_id_global: Type.String({ pattern: ID_PATTERN, description: 'The assistantIdGlobal.' }),
+});
+
+export const phoneNumberParams = Type.Object({
+  phone_number: Type.String({ pattern: E164_PATTERN, description: 'E.164 phone number, `+` included.' }),
+});

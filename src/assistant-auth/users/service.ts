@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { Core } from '../../core/core.ts';
+import { encrypt, keyedHash } from '../../core/secrets.ts';
+import { assistantErrors } from '../errors.ts';
+import { type UserRow, userRepository } from './repository.ts';
+import type { AssistantUser, UserSource } from './schemas.ts';
+
+/** `whatsapp=86400,web=3600` → lifetimes in seconds by channel. */
+export function parseChannelTtls(text: string): Map<string, number> {
+  const ttls = new Map<string, number>();
+  for (const entry of text.split(',').filter(Boolean)) {
+    const [channel, seconds] = entry.split('=');
+    if (channel && seconds) ttls.set(channel, Number(seconds));
+  }
+  return ttls;
+}
+
+export function toAssistantUser(row: UserRow): AssistantUser {
+  return {
+    assistantId: row.assistant_id,
+    assistantIdGlobal: row.assistant_id_global,
+    channel: row.channel,
+    source: row.source as UserSource,
+    hasPhoneNumber: row.phone_hash !== null,
+    createdAt: new Date(row.created_at).toISOString(),
+    expiresAt: new Date(row.expires_at).toISOString(),
+  };
+}
+
+export interface ChannelIdentity {
+  channel: string;
+  /** The user's id as the channel authenticated it. */
+  identity: string;
+  phoneNumber?: string;
+}
+
+/** The rules of assistant users: lifetimes per channel, one person's ids tied by assistantIdGlobal. */
+export function createUserService(core: Core) {
+  const repository = userRepository(core);
+  const ttls = parseChannelTtls(core.config.ASSISTANT_ID_TTL_BY_CHANNEL);
+  const ttlMs = (channel: string) => (ttls.get(channel) ?? core.config.ASSISTANT_ID_TTL) * 1000;
+  const subjectHash = (channel: string, identity: string) =>
+    keyedHash(core.key('assistant-subject'), `${channel}\n${identity}`);
+  const phoneHash = (phone: string) => keyedHash(core.key('assistant-phone-hash'), phone);
+  const phoneColumns = (assistantId: string, phone: string | undefined) =>
+    phone === undefined
+      ? { phone_hash: null, phone_sealed: null }
+      : {
+          phone_hash: phoneHash(phone),
+          phone_sealed: encrypt(core.key('assistant-phone'), phone, assistantId),
+        };
+
+  /** The person's assistantIdGlobal: from an earlier id of the same identity, else the same phone, else new. */
+  async function globalIdFor(subject: string | null, phone: string | undefined): Promise<string> {
+    const earlier = subject === null ? undefined : await repository.newestBySubject(subject);
+    if (earlier) return earlier.assistant_id_global;
+    const samePhone = phone === undefined ? undefined : await repository.newestByPhone(phoneHash(phone));
+    return samePhone?.assistant_id_global ?? randomUUID();
+  }
+
+  async function attachPhone(row: UserRow, phone: string | undefined): Promise<UserRow> {
+    if (phone === undefined || row.phone_hash === phoneHash(phone)) return row;
+    const columns = phoneColumns(row.assistant_id, phone);
+    if (columns.phone_hash === null || columns.phone_sealed === null) return row;
+    await repository.setPhone(row.assistant_id, columns.phone_hash, columns.phone_sealed);
+    return { ...row, ...columns };
+  }
+
+  return {
+    /** The valid user of this channel identity, or a new one; `created` tells which. */
+    async findOrCreate(
+      who: ChannelIdentity,
+      source: Extract<UserSource, 'channel' | 'integrated'>,
+    ): Promise<{ user: AssistantUser; created: boolean }> {
+      const now = Date.now();
+      const subject = subjectHash(who.channel, who.identity);
+      const existing = await repository.newestBySubject(subject);
+      if (existing && existing.expires_at > now) {
+        return { user: toAssistantUser(await attachPhone(existing, who.phoneNumber)), created: false };
+      }
+      const assistantId = randomUUID();
+      const row: UserRow = {
+        assistant_id: assistantId,
+        assistant_id_global: await globalIdFor(subject, who.phoneNumber),
+        channel: who.channel,
+        source,
+        subject_hash: subject,
+        ...phoneColumns(assistantId, who.phoneNumber),
+        created_at: now,
+        expires_at: now + ttlMs(who.channel),
+      };
+      await repository.insert(row);
+      return { user: toAssistantUser(row), created: true };
+    },
+
+    /** A user under an assistantId that an external service's authentication produced. */
+    async createExternal(
+      assistantId: string,
+      channel: string,
+      phone: string | undefined,
+    ): Promise<{ user: AssistantUser; created: boolean }> {
+      const now = Date.now();
+      const existing = await repository.findById(assistantId);
+      if (existing && existing.expires_at > now) {
+        return { user: toAssistantUser(await attachPhone(existing, phone)), created: false };
+      }
+      if (existing) {
+        const renewed = { created_at: now, expires_at: now + ttlMs(existing.channel), source: 'external' };
+        await repository.renew(assistantId, renewed);
+        return {
+          user: toAssistantUser(await attachPhone({ ...existing, ...renewed }, phone)),
+          created: true,
+        };
+      }
+      const row: UserRow = {
+        assistant_id: assistantId,
+        assistant_id_global: await globalIdFor(null, phone),
+        channel,
+        source: 'external',
+        subject_hash: null,
+        ...phoneColumns(assistantId, phone),
+        created_at: now,
+        expires_at: now + ttlMs(channel),
+      };
+      await repository.insert(row);
+      return { user: toAssistantUser(row), created: true };
+    },
+
+    /** The valid user; 404 when unknown, 410 when its assistantId has expired. */
+    async read(assistantId: string): Promise<AssistantUser> {
+      const row = await repository.findById(assistantId);
+      if (!row) throw assistantErrors.USER_NOT_FOUND();
+      if (row.expires_at <= Date.now()) throw assistantErrors.ASSISTANT_ID_EXPIRED();
+      return toAssistantUser(row);
+    },
+
+    async newestOfChannel(assistantIdGlobal: string, channel: string): Promise<AssistantUser> {
+      const row = await repository.newestValidOfChannel(assistantIdGlobal, channel, Date.now());
+      if (!row) throw assistantErrors.ASSISTANT_ID_GLOBAL_NOT_FOUND();
+      return toAssistantUser(row);
+    },
+
+    async remove(assistantId: string): Promise<void> {
+      if ((await repository.deleteById(assistantId)) === 0) throw assistantErrors.USER_NOT_FOUND();
+    },
+
+    /** Removes every record of one channel identity (the gateway's unlinking). */
+    async removeIdentity(who: Pick<ChannelIdentity, 'channel' | 'identity'>): Promise<void> {
+      const removed = await repository.deleteBySubject(subjectHash(who.channel, who.identity));
+      if (removed === 0) throw assistantErrors.USER_NOT_FOUND('No assistant user for this channel identity.');
+    },
+
+    /** Data-protection erasure: every record of the person; the audit line holds no personal data. */
+    async eraseByPhone(phone: string, actor: string): Promise<number> {
+      const removed = await repository.erasePerson(phoneHash(phone));
+      if (removed === 0) throw assistantErrors.PHONE_NUMBER_NOT_FOUND();
+      await core.audit(actor, 'assistant-user.erase-by-phone', `${removed} records`);
+      return removed;
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

@@ -15,7 +15,7 @@ const seedDemoCommand: Command = {
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
-export const commands: Command[] = [serveCommand, ...coreCommands, seedDemoCommand];
+export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, seedDemoCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

@@ -1,0 +1,63 @@
+import Type, { type Static } from 'typebox';
+import { boundedString, Int64Id } from '../common-schemas.ts';
+
+export const DeviceClass = boundedString(24, { description: 'Class of the client device (at most 24).' });
+
+export const bookmarkReadParams = Type.Object({
+  deviceClass: DeviceClass,
+  userHash: boundedString(48, { description: 'The user code (GET /accounts/{n}/userHash).' }),
+  contentId: Int64Id,
+});
+
+export const bookmarkReadQuery = Type.Object({
+  accountNumber: Type.Optional(boundedString(48, { description: 'Only a bookmark saved for this account.' })),
+  version: Type.Optional(boundedString(24, { description: 'Only a bookmark saved for this version.' })),
+});
+
+export const bookmarkSaveParams = Type.Object({
+  deviceClass: DeviceClass,
+  deviceId: boundedString(48, { description: 'The device that saves the position.' }),
+  userHash: boundedString(48),
+  contentId: Int64Id,
+  offset: Type.Integer({
+    minimum: 0,
+    maximum: 2147483647,
+    description: 'Last playback position in whole seconds.',
+  }),
+});
+
+export const bookmarkSaveQuery = Type.Object({
+  at: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Client time of the position (ISO 8601). A save older than the stored bookmark is ignored (applied=false).',
+    }),
+  ),
+  version: Type.Optional(
+    boundedString(24, { description: 'Version of the content the position refers to.' }),
+  ),
+});
+
+export const bookmarkSchema = Type.Object(
+  {
+    userHash: Type.String(),
+    contentId: Int64Id,
+    offset: Type.Integer({ description: 'Last playback position in whole seconds.' }),
+    accountNumber: Type.Optional(Type.String()),
+    version: Type.Optional(Type.String()),
+    deviceId: Type.String({ description: 'Device that saved the stored position.' }),
+    deviceClass: Type.String(),
+    at: Type.String({ format: 'date-time', description: 'Time of the stored position.' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When the stored position was written.' }),
+    applied: Type.Optional(
+      Type.Boolean({
+        description:
+          'On save only: false when the save was older than the stored bookmark and changed nothing; the body is then the stored bookmark.',
+      }),
+    ),
+  },
+  { $id: 'Bookmark', xml: { name: 'Bookmark' }, description: 'Last playback position of a content item.' },
+);
+
+export type Bookmark = Static<typeof bookmarkSchema>;

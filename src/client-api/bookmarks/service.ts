@@ -1,0 +1,75 @@
+import { contentErrors } from '../content-errors.ts';
+import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
+import type { Bookmark } from './schemas.ts';
+
+/** A device clock this far ahead of ours is refused rather than allowed to pin a bookmark forever. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+export interface BookmarkSave {
+  userHash: string;
+  contentId: number;
+  offset: number;
+  deviceId: string;
+  deviceClass: string;
+  accountNumber: string | null;
+  version: string | null;
+  /** Client time of the position, epoch ms; the server's time when the client gave none. */
+  at: number | undefined;
+}
+
+export interface BookmarkService {
+  read(filter: BookmarkFilter): Promise<Bookmark>;
+  save(save: BookmarkSave): Promise<Bookmark>;
+}
+
+export function createBookmarkService(
+  repository: BookmarkRepository,
+  now: () => number = Date.now,
+): BookmarkService {
+  return {
+    async read(filter) {
+      const row = await repository.find(filter);
+      if (!row) throw contentErrors.BOOKMARK_NOT_FOUND();
+      return toBookmark(row);
+    },
+    async save(save) {
+      const time = now();
+      if (save.at !== undefined && save.at > time + MAX_CLOCK_SKEW_MS) {
+        throw contentErrors.BOOKMARK_TIME_IN_FUTURE(
+          `at must not be more than ${MAX_CLOCK_SKEW_MS / 1000} seconds ahead of the server's clock.`,
+        );
+      }
+      const row: BookmarkRow = {
+        user_hash: save.userHash,
+        content_id: save.contentId,
+        account_number: save.accountNumber,
+        version: save.version,
+        offset_seconds: save.offset,
+        position_at: save.at ?? time,
+        device_id: save.deviceId,
+        device_class: save.deviceClass,
+        updated_at: time,
+      };
+      const written = await repository.saveUnlessStale(row);
+      if (written) return { ...toBookmark(written), applied: true };
+      // The stored bookmark is newer: answer it, so the device can resume from the newer position.
+      const stored = await repository.find({ userHash: save.userHash, contentId: save.contentId });
+      if (!stored) throw new Error('bookmark vanished between a refused upsert and its read');
+      return { ...toBookmark(stored), applied: false };
+    },
+  };
+}
+
+function toBookmark(row: BookmarkRow): Bookmark {
+  return {
+    userHash: row.user_hash,
+    contentId: row.content_id,
+    offset: row.offset_seconds,
+    ...(row.account_number === null ? {} : { accountNumber: row.account_number }),
+    ...(row.version === null ? {} : { version: row.version }),
+    deviceId: row.device_id,
+    deviceClass: row.device_class,
+    at: new Date(row.position_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}

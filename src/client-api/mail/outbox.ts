@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { CoreTables } from '../../core/db/tables.ts';
+import { decrypt, encrypt } from '../../core/secrets.ts';
+
+export type MailTables = {
+  mail_outbox: {
+    id: string;
+    kind: string;
+    /** The message (recipient, subject, text) sealed with AES-256-GCM: addresses are personal data. */
+    sealed_message: string;
+    status: 'pending' | 'sent' | 'failed';
+    attempts: number;
+    next_attempt_at: number;
+    /** A worker's claim; an expired claim (a crashed worker) makes the message due again. */
+    locked_until: number | null;
+    created_at: number;
+    sent_at: number | null;
+    last_error: string | null;
+  };
+};
+
+export type OutboxRow = MailTables['mail_outbox'];
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Purpose of the derived key that seals outbox messages. */
+export const OUTBOX_KEY_PURPOSE = 'mail-outbox';
+
+/**
+ * Writes a message into the outbox with the caller's transaction (`db` may be one), so the message
+ * exists exactly when the request that caused it was committed.
+ */
+export async function enqueueMail(
+  db: Kysely<CoreTables & MailTables>,
+  key: Buffer,
+  kind: string,
+  message: MailMessage,
+  now: number,
+): Promise<string> {
+  const id = randomUUID();
+  await db
+    .insertInto('mail_outbox')
+    .values({
+      id,
+      kind,
+      sealed_message: encrypt(key, JSON.stringify(message), id),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      locked_until: null,
+      created_at: now,
+      sent_at: null,
+      last_error: null,
+    })
+    .execute();
+  return id;
+}
+
+export function openMessage(key: Buffer, row: Pick<OutboxRow, 'id' | 'sealed_message'>): MailMessage {
+  return JSON.parse(decrypt(key, row.sealed_message, row.id).toString('utf8')) as MailMessage;
+}

@@ -1,0 +1,44 @@
+import Type, { type Static } from 'typebox';
+import { boundedString } from '../common-schemas.ts';
+
+export const registrationParams = Type.Object({
+  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+});
+
+export const registrationLanguages = ['es', 'en'] as const;
+
+export const registrationRequestSchema = Type.Object(
+  {
+    email: Type.String({
+      format: 'email',
+      minLength: 3,
+      maxLength: 254,
+      description: 'Address the registration e-mail is sent to.',
+    }),
+    name: Type.Optional(boundedString(100, { description: 'How the e-mail addresses the person.' })),
+    language: Type.Optional(
+      Type.Unsafe<(typeof registrationLanguages)[number]>({
+        type: 'string',
+        enum: [...registrationLanguages],
+        description: 'Language of the e-mail (default es).',
+      }),
+    ),
+  },
+  {
+    $id: 'RegistrationRequest',
+    xml: { name: 'RegistrationRequest' },
+    additionalProperties: false,
+    description: 'Asks for a registration e-mail (operation CORREO).',
+  },
+);
+
+export const registrationAcceptedSchema = Type.Object(
+  {
+    requestId: Type.String({ description: 'Reference of the request; the e-mail quotes it.' }),
+    status: Type.Literal('queued', { description: 'The e-mail is in the durable outbox.' }),
+  },
+  { $id: 'RegistrationAccepted', xml: { name: 'RegistrationAccepted' } },
+);
+
+export type RegistrationRequest = Static<typeof registrationRequestSchema>;
+export type RegistrationAccepted = Static<typeof registrationAcceptedSchema>;

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { CoreTables } from '../../core/db/tables.ts';
+import { keyedHash } from '../../core/secrets.ts';
+import { contentErrors } from '../content-errors.ts';
+import { enqueueMail, type MailMessage, type MailTables } from '../mail/outbox.ts';
+import { countHit, dropOldWindows, type RegistrationTables, recordRequest } from './repository.ts';
+import type { RegistrationAccepted, RegistrationRequest } from './schemas.ts';
+
+const WINDOW_MS = 3_600_000;
+
+export interface RegistrationService {
+  request(input: {
+    deviceClass: string;
+    body: RegistrationRequest;
+    clientAddress: string;
+  }): Promise<RegistrationAccepted>;
+}
+
+export interface RegistrationDeps {
+  db: Kysely<CoreTables & RegistrationTables>;
+  /** Seals outbox messages. */
+  outboxKey: Buffer;
+  /** Keys the hashes of addresses in counters and request records (no address stored in clear). */
+  hashKey: Buffer;
+  limitPerHour: number;
+  /** Told after the commit, so the worker delivers at once instead of at its next poll. */
+  onQueued(): void;
+  now?: () => number;
+}
+
+/**
+ * Records the request, counts it against the per-address and per-e-mail limits and writes the e-mail
+ * into the outbox, all in one transaction: either all of it is committed or none.
+ */
+export function createRegistrationService(deps: RegistrationDeps): RegistrationService {
+  const now = deps.now ?? Date.now;
+  return {
+    async request({ deviceClass, body, clientAddress }) {
+      const at = now();
+      const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
+      const email = body.email.trim().toLowerCase();
+      const emailHash = keyedHash(deps.hashKey, `email:${email}`);
+      const requestId = randomUUID();
+      await deps.db.transaction().execute(async (trx) => {
+        await dropOldWindows(trx, windowStart - WINDOW_MS);
+        const byClient = await countHit(
+          trx,
+          `registration:client:${keyedHash(deps.hashKey, clientAddress)}`,
+          windowStart,
+        );
+        const byEmail = await countHit(trx, `registration:email:${emailHash}`, windowStart);
+        if (byClient > deps.limitPerHour || byEmail > deps.limitPerHour) {
+          const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - at) / 1000));
+          // Thrown inside the transaction: the refused request is not counted.
+          throw contentErrors.REGISTRATION_RATE_LIMITED(
+            `At most ${deps.limitPerHour} registration requests per hour per client and per e-mail address.`,
+            { headers: { 'retry-after': String(retryAfter) } },
+          );
+        }
+        const outboxId = await enqueueMail(
+          // The outbox needs only its own table of this wider transaction.
+          trx as unknown as Kysely<CoreTables & MailTables>,
+          deps.outboxKey,
+          'registration',
+          composeMail(body, deviceClass, requestId),
+          at,
+        );
+        await recordRequest(trx, {
+          id: requestId,
+          device_class: deviceClass,
+          email_hash: emailHash,
+          outbox_id: outboxId,
+          created_at: at,
+        });
+      });
+      deps.onQueued();
+      return { requestId, status: 'queued' };
+    },
+  };
+}
+
+function composeMail(body: RegistrationRequest, deviceClass: string, requestId: string): MailMessage {
+  const to = body.email.trim();
+  if (body.language === 'en') {
+    return {
+      to,
+      subject: 'Your Sintonia registration',
+      text: [
+        `Hello${body.name ? ` ${body.name}` : ''},`,
+        '',
+        `We received a request to register this address with Sintonia from a ${deviceClass} device.`,
+        'To finish, sign in on that device with the account your operator gave you.',
+        'If you did not ask for this, you can ignore this message.',
+        '',
+        `Reference: ${requestId}`,
+      ].join('\n'),
+    };
+  }
+  return {
+    to,
+    subject: 'Tu registro en Sintonia',
+    text: [
+      `Hola${body.name ? ` ${body.name}` : ''}:`,
+      '',
+      `Hemos recibido una solicitud para registrar esta dirección en Sintonia desde un dispositivo ${deviceClass}.`,
+      'Para terminar, inicia sesión en ese dispositivo con la cuenta que te ha dado tu operador.',
+      'Si no lo has pedido tú, puedes ignorar este mensaje.',
+      '',
+      `Referencia: ${requestId}`,
+    ].join('\n'),
+  };
+}

@@ -1,0 +1,40 @@
+import Type, { type Static } from 'typebox';
+import { boundedString } from '../common-schemas.ts';
+
+/** One path segment `{codPersona};{codOferta}`: router parameters cannot split at `;`, the schema does. */
+export const OFFER_PATTERN = '^[^;]{1,48};[^;]{1,48}$';
+
+export const upgradeParams = Type.Object({
+  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  platformUserId: boundedString(64),
+  offer: Type.String({
+    pattern: OFFER_PATTERN,
+    description: 'codPersona and codOferta joined by a semicolon (each at most 48 characters).',
+  }),
+});
+
+export const homeZoneParams = Type.Object({ accountNumber: boundedString(48) });
+
+export const subscriptionSchema = Type.Object(
+  {
+    platformUserId: Type.String(),
+    accountNumber: Type.String(),
+    codPersona: Type.String(),
+    codOferta: Type.String(),
+    product: Type.Literal('dth', { description: 'Direct-to-home satellite television.' }),
+    enabled: Type.Boolean(),
+    enabledAt: Type.String({ format: 'date-time' }),
+  },
+  {
+    $id: 'Subscription',
+    xml: { name: 'Subscription' },
+    description: 'A subscription of a user to an offer.',
+  },
+);
+
+export type Subscription = Static<typeof subscriptionSchema>;
+
+/** What the subscription back end answers to an upgrade (SUBSCRIPTIONS_URL); extra fields are ignored. */
+export const upstreamSubscriptionSchema = Type.Object({
+  enabledAt: Type.Optional(Type.String({ format: 'date-time' })),
+});

@@ -1,0 +1,43 @@
+import type { Core } from '../../core/core.ts';
+import { accountErrors } from '../errors.ts';
+import type { AccountRecord, AccountRepository } from './repository.ts';
+import { newUserCode, userHashOf } from './user-hash.ts';
+
+/** Account numbers: 1–48 characters of letters, digits, `-`, `_` and `.` (they appear in paths). */
+export const ACCOUNT_NUMBER_PATTERN = '^[A-Za-z0-9._-]{1,48}$';
+const accountNumberPattern = new RegExp(ACCOUNT_NUMBER_PATTERN);
+
+export class AccountExistsError extends Error {}
+export class InvalidAccountNumberError extends Error {}
+
+export function createAccountService(core: Core, accounts: AccountRepository) {
+  return {
+    /** Operators create accounts (CLI, demo data). */
+    async create(accountNumber: string, now = Date.now()): Promise<AccountRecord> {
+      if (!accountNumberPattern.test(accountNumber)) {
+        throw new InvalidAccountNumberError(
+          'an account number is 1-48 characters of letters, digits, ".", "_" and "-"',
+        );
+      }
+      const userCode = newUserCode();
+      const row = {
+        account_number: accountNumber,
+        user_code: userCode,
+        user_hash: userHashOf(core, userCode),
+        created_at: now,
+      };
+      if (!(await accounts.insert(row)))
+        throw new AccountExistsError(`account ${accountNumber} exists already`);
+      return { accountNumber, userHash: row.user_hash, createdAt: now };
+    },
+
+    /** The account, or 404 ACCOUNT_NOT_FOUND. */
+    async require(accountNumber: string): Promise<AccountRecord> {
+      const account = await accounts.find(accountNumber);
+      if (!account) throw accountErrors.ACCOUNT_NOT_FOUND();
+      return account;
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

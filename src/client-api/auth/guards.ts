@@ -1,0 +1,119 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Core } from '../../core/core.ts';
+import { commonErrors } from '../../core/errors.ts';
+import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
+import type { SessionRepository } from '../sessions/repository.ts';
+import type { Principal } from './principal.ts';
+import type { SigningKeys } from './signing-keys.ts';
+import { bearer, verifyAccessToken } from './tokens.ts';
+
+/** A hook usable as onRequest or preHandler: request params are known at both. */
+export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+export interface Guards {
+  /**
+   * onRequest: a device access token (`Authorization: Bearer <JWT>`, ES256, our kid, its session still
+   * open and not idle) or an operator key (`X-API-Key`, class backoffice) sets `request.principal`.
+   * No credentials, or bad ones: 401. A valid key of another class: 403.
+   */
+  authenticate: Guard;
+  /** The principal's account must be the one in the path parameter `param`; operators pass. Else 403. */
+  requireAccount(param: string): Guard;
+  /** The principal's userHash must be the path parameter `param`; operators pass. Else 403. */
+  requireUserHash(param: string): Guard;
+  /** Operator keys only. */
+  requireOperator: Guard;
+}
+
+/** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
+const TOUCH_RESOLUTION_MS = 60_000;
+
+const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
+
+const noCredentials = () =>
+  commonErrors.CREDENTIALS_MISSING(
+    'A device access token (Authorization: Bearer) or an operator key (X-API-Key) is required.',
+    { headers: { 'www-authenticate': BEARER_CHALLENGE } },
+  );
+const badToken = () =>
+  commonErrors.TOKEN_INVALID(undefined, {
+    headers: { 'www-authenticate': `${BEARER_CHALLENGE}, error="invalid_token"` },
+  });
+
+/**
+ * Builds the guards of area A. Get them from the client-api deps (`deps.guards`, see
+ * src/client-api/deps.ts) rather than building another set.
+ */
+export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
+  const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
+
+  async function fromToken(token: string): Promise<Principal> {
+    const claims = await verifyAccessToken(keys, token);
+    if (!claims) throw badToken();
+    // Revocation is immediate: the session row is read on every request (one primary-key read).
+    const state = await sessions.state(claims.sid);
+    const now = Date.now();
+    if (!state || state.closed_at !== null || now - state.last_used_at > idleMs) throw badToken();
+    if (now - state.last_used_at > TOUCH_RESOLUTION_MS) await sessions.touch(claims.sid, now);
+    return {
+      kind: 'device',
+      accountNumber: claims.acc,
+      platformUserId: claims.sub,
+      userHash: claims.uh,
+      deviceId: claims.did,
+      deviceClass: claims.dcl,
+      sessionId: claims.sid,
+      qspVersion: claims.qsp,
+    };
+  }
+
+  const principalOf = (request: FastifyRequest): Principal => {
+    if (!request.principal) throw noCredentials();
+    return request.principal;
+  };
+
+  const param = (request: FastifyRequest, name: string): unknown =>
+    (request.params as Record<string, unknown> | undefined)?.[name];
+
+  return {
+    async authenticate(request) {
+      if (request.headers['x-api-key'] !== undefined) {
+        const key = await authenticateApiKey(core.apiKeys, request);
+        if (key?.keyClass !== 'backoffice') {
+          throw commonErrors.ACCESS_DENIED('Only operator (backoffice) keys may call area A operations.');
+        }
+        request.principal = { kind: 'operator', keyId: key.id };
+        return;
+      }
+      const token = bearer(request.headers.authorization);
+      if (!token) throw noCredentials();
+      request.principal = await fromToken(token);
+    },
+
+    requireAccount(name) {
+      return async (request) => {
+        const principal = principalOf(request);
+        if (principal.kind === 'operator') return;
+        if (principal.accountNumber !== param(request, name)) {
+          throw commonErrors.ACCESS_DENIED("This token may not act on another account's resources.");
+        }
+      };
+    },
+
+    requireUserHash(name) {
+      return async (request) => {
+        const principal = principalOf(request);
+        if (principal.kind === 'operator') return;
+        if (principal.userHash !== param(request, name)) {
+          throw commonErrors.ACCESS_DENIED("This token may not act on another user's resources.");
+        }
+      };
+    },
+
+    async requireOperator(request) {
+      if (principalOf(request).kind !== 'operator') {
+        throw commonErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Database } from '../../core/db/database.ts';
+import type { AccountTables } from '../accounts/tables.ts';
+
+export type DeviceRow = AccountTables['devices'];
+
+export function createDeviceRepository(database: Database) {
+  const db = database.db.withTables<AccountTables>();
+  return {
+    async list(accountNumber: string): Promise<DeviceRow[]> {
+      return db
+        .selectFrom('devices')
+        .selectAll()
+        .where('account_number', '=', accountNumber)
+        .orderBy('registered_at')
+        .orderBy('device_id')
+        .execute();
+    },
+
+    async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {
+      return db
+        .selectFrom('devices')
+        .selectAll()
+        .where('account_number', '=', accountNumber)
+        .where('device_id', '=', deviceId)
+        .executeTakeFirst();
+    },
+
+    /** False when the device exists already (a concurrent first sign-in). */
+    async insert(row: DeviceRow): Promise<boolean> {
+      const result = await db
+        .insertInto('devices')
+        .values(row)
+        .onConflict((conflict) => conflict.columns(['account_number', 'device_id']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async countEnabled(accountNumber: string): Promise<number> {
+      const row = await db
+        .selectFrom('devices')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('account_number', '=', accountNumber)
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+
+    async update(
+      accountNumber: string,
+      deviceId: string,
+      changes: Partial<Pick<DeviceRow, 'name' | 'enabled' | 'activated_at' | 'last_seen_at'>>,
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable('devices')
+        .set(changes)
+        .where('account_number', '=', accountNumber)
+        .where('device_id', '=', deviceId)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async remove(accountNumber: string, deviceIds: string[]): Promise<number> {
+      if (deviceIds.length === 0) return 0;
+      const result = await db
+        .deleteFrom('devices')
+        .where('account_number', '=', accountNumber)
+        .where('device_id', 'in', deviceIds)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /**
+     * Records that the device saved a playback position at `at` (epoch ms). Called by the bookmark
+     * save (issue 5); `playing` in DeviceBase and GET …/devices/playing read it.
+     */
+    async markPlaying(accountNumber: string, deviceId: string, at: number): Promise<void> {
+      await db
+        .updateTable('devices')
+        .set({ last_playback_at: at, last_seen_at: at })
+        .where('account_number', '=', accountNumber)
+        .where('device_id', '=', deviceId)
+        .execute();
+    },
+
+    /** Ids of the account's devices that saved a position at or after `since`. */
+    async playingSince(accountNumber: string, since: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('devices')
+        .select('device_id')
+        .where('account_number', '=', accountNumber)
+        .where('last_playback_at', '>=', since)
+        .orderBy('device_id')
+        .execute();
+      return rows.map((row) => row.device_id);
+    },
+  };
+}
+
+export type DeviceRepository = ReturnType<typeof createDeviceRepository>;

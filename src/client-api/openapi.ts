@@ -1,0 +1,92 @@
+import type { Config } from '../core/config.ts';
+import type { OpenApiDefinition } from '../core/http/openapi.ts';
+
+/** The four media types every area A operation consumes and produces (DESIGN.md section 4). */
+export const clientApiMediaTypes = [
+  'application/json',
+  'application/bson',
+  'application/ubjson',
+  'application/xml',
+] as const;
+
+/** Security requirement names, as declared in `securityDefinitions`. */
+export const securityRequirements = {
+  /** A device access token of the account, or an operator key. */
+  deviceOrOperator: [{ BearerToken: [] }, { ApiKey: [] }],
+  /** An operator (backoffice) key only. */
+  operator: [{ ApiKey: [] }],
+  /** The session's refresh token as a bearer. */
+  refreshToken: [{ BearerToken: [] }],
+  /** HTTP Basic credentials of a user. */
+  basic: [{ BasicAuth: [] }],
+  none: [],
+} as const;
+
+/**
+ * The OpenAPI part of an area A route schema: SPEC's operation id, its operation code (as the
+ * `x-operation-code` extension), a summary, a tag and who may call it.
+ */
+export function operation(options: {
+  id: string;
+  code?: string;
+  summary: string;
+  tag: string;
+  security: keyof typeof securityRequirements;
+}) {
+  return {
+    operationId: options.id,
+    ...(options.code ? { 'x-operation-code': options.code } : {}),
+    summary: options.summary,
+    tags: [options.tag],
+    security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
+  };
+}
+
+/**
+ * Area A's Swagger 2.0 document, version V1, served under the base path. Routes outside the base path
+ * (monitoring, the JWKS) are left out; paths are written relative to `basePath`.
+ */
+export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): OpenApiDefinition {
+  const basePath = config.CLIENT_API_BASE_PATH || '/';
+  const prefix = config.CLIENT_API_BASE_PATH;
+  return {
+    format: 'swagger2',
+    documentPath: `${prefix}/swagger.json`,
+    document: {
+      info: {
+        title: 'Sintonia client API',
+        version: 'V1',
+        description:
+          'Accounts, devices, sessions, ratings, bookmarks, advertising and device tokens. Every operation consumes and produces JSON, BSON, UBJSON and XML; errors are `{ code, message, errors: [{ type, message }] }` (the Error definition).',
+      },
+      basePath,
+      schemes: ['http'],
+      consumes: [...clientApiMediaTypes],
+      produces: [...clientApiMediaTypes],
+      securityDefinitions: {
+        BearerToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description:
+            '`Bearer <token>`: a device access token (JWT, ES256; keys at /.well-known/jwks.json), or the refresh token on the token operations.',
+        },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An operator key (`sintonia key create --class backoffice`).',
+        },
+        BasicAuth: { type: 'basic', description: 'A user e-mail and password.' },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const inside = prefix === '' || url === prefix || url.startsWith(`${prefix}/`);
+      const hidden = !inside || Boolean(schema?.hide);
+      return {
+        schema: { ...(schema ?? {}), hide: hidden },
+        url: route.url,
+      };
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { Core } from '../../core/core.ts';
+import { type ErrorBody, errorBody, ProblemError } from '../../core/errors.ts';
+import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import type { AssistantSigner } from '../signing/signer.ts';
+
+export type AgentOutcome =
+  | { ok: true; output: string }
+  | { ok: false; status: number; body: ErrorBody; retryAfter?: string };
+
+export interface AgentClient {
+  invoke(call: { input: string; conversationId: string; userId: string }): Promise<AgentOutcome>;
+}
+
+/** Audience the agents server checks in the assistant's JWTs. */
+export const AGENTS_AUDIENCE = 'sintonia-agents';
+const ERROR_STATUSES = Array.from({ length: 200 }, (_, index) => 400 + index);
+
+function isErrorBody(value: unknown): value is ErrorBody {
+  const body = value as Partial<ErrorBody> | undefined;
+  return (
+    typeof body?.code === 'string' &&
+    typeof body.message === 'string' &&
+    Array.isArray(body.errors) &&
+    body.errors.every((item) => typeof item?.type === 'string' && typeof item.message === 'string')
+  );
+}
+
+const subsystemFailure = (message: string): AgentOutcome => ({
+  ok: false,
+  status: 502,
+  body: errorBody(502, 'SUBSYSTEM_ERROR', message),
+});
+
+/**
+ * Calls `POST {AGENTS_URL}/agents/{DIRECTLINE_AGENT}/invoke` with a JWT the assistant signs. An answer in
+ * the family error body is kept as the agent said it; an unreachable, slow or garbled server is 502.
+ */
+export function createAgentClient(core: Core, signer: AssistantSigner): AgentClient {
+  const agent = encodeURIComponent(core.config.DIRECTLINE_AGENT);
+  // A model answer may take MODEL_TIMEOUT_MS on the agents server: wait for that, plus its own overhead.
+  const timeoutMs = Math.max(core.config.SUBSYSTEM_TIMEOUT_MS, core.config.MODEL_TIMEOUT_MS + 5000);
+
+  return {
+    async invoke({ input, conversationId, userId }) {
+      const base = (core.config.AGENTS_URL ?? core.serviceUrl('agents')).replace(/\/+$/, '');
+      const jwt = await signer.sign(
+        { sub: userId, channel: 'directline', conversationId },
+        { audience: AGENTS_AUDIENCE },
+      );
+      let answer: Awaited<ReturnType<typeof callSubsystem<unknown>>>;
+      try {
+        answer = await callSubsystem<unknown>(
+          {
+            subsystem: 'agents',
+            url: `${base}/agents/${agent}/invoke`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${jwt}` },
+            body: { input, conversationId },
+            timeoutMs,
+          },
+          ERROR_STATUSES,
+        );
+      } catch (error) {
+        if (error instanceof ProblemError) {
+          core.logger.warn({ err: error.cause ?? error, conversationId }, 'the agents server failed');
+          return { ok: false, status: error.status, body: error.toBody() };
+        }
+        throw error;
+      }
+      if (answer.status >= 400) {
+        const status = answer.status;
+        const body = isErrorBody(answer.body)
+          ? answer.body
+          : errorBody(502, 'SUBSYSTEM_ERROR', `The agents subsystem answered ${status}.`);
+        const retryAfter = answer.headers.get('retry-after') ?? undefined;
+        return { ok: false, status, body, ...(retryAfter ? { retryAfter } : {}) };
+      }
+      const output = (answer.body as { output?: unknown } | undefined)?.output;
+      if (typeof output !== 'string')
+        return subsystemFailure('The agents subsystem answered without output.');
+      return { ok: true, output };
+    },
+  };
+}

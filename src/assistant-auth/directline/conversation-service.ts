@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import type { Core } from '../../core/core.ts';
+import { errorBody } from '../../core/errors.ts';
+import type { AgentClient, AgentOutcome } from './agent-client.ts';
+import {
+  type Binding,
+  type ChannelCredentials,
+  type Credential,
+  newConversationId,
+  newUserId,
+} from './credentials.ts';
+import { directLineErrors } from './errors.ts';
+import type { ConversationRow, DirectLineRepository } from './repository.ts';
+import type { Activity, ActivityInput, StartBody } from './schemas.ts';
+import type { StreamHub } from './stream-hub.ts';
+
+/** The assistant as a Direct Line participant. */
+export const BOT_ACCOUNT = { id: 'sintonia-assistant', name: 'Sintonia', role: 'bot' };
+const TYPING_REPEAT_MS = 3000;
+const PAGE = 100;
+
+export interface TokenAnswer {
+  conversationId: string;
+  token: string;
+  expires_in: number;
+}
+export interface ConversationAnswer extends TokenAnswer {
+  streamUrl: string;
+}
+
+interface Dependencies {
+  repository: DirectLineRepository;
+  credentials: ChannelCredentials;
+  hub: StreamHub;
+  agents: AgentClient;
+}
+
+const parseWatermark = (watermark: string | undefined) => (watermark ? Number(watermark) : undefined);
+
+/** The rules of the embedded channel: who may do what to which conversation, and the bridge to the agent. */
+export function createConversationService(
+  core: Core,
+  { repository, credentials, hub, agents }: Dependencies,
+) {
+  const logger = core.logger.child({ component: 'directline' });
+  /** One agent call at a time per conversation, so answers come in the order of the questions. */
+  const queues = new Map<string, Promise<void>>();
+
+  function streamUrl(conversationId: string, ticket: string, afterSeq: number | undefined): string {
+    const base = (core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')).replace(/\/+$/, '');
+    const query = new URLSearchParams({ t: ticket });
+    if (afterSeq !== undefined) query.set('watermark', String(afterSeq));
+    return `${base.replace(/^http/, 'ws')}/v3/directline/conversations/${conversationId}/stream?${query}`;
+  }
+
+  async function conversationAnswer(row: ConversationRow, afterSeq?: number): Promise<ConversationAnswer> {
+    const binding: Binding = { conversationId: row.id, userId: row.userId };
+    const issued = await credentials.issueToken(binding);
+    const ticket = await credentials.issueStreamTicket(binding);
+    return { conversationId: row.id, ...issued, streamUrl: streamUrl(row.id, ticket, afterSeq) };
+  }
+
+  async function conversationFor(credential: Credential, conversationId: string): Promise<ConversationRow> {
+    if (credential.kind === 'token' && credential.conversationId !== conversationId) {
+      throw directLineErrors.DIRECTLINE_CONVERSATION_MISMATCH();
+    }
+    const row = await repository.find(conversationId);
+    if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+    return row;
+  }
+
+  function replyFrom(outcome: AgentOutcome): Pick<Activity, 'type' | 'text' | 'value' | 'channelData'> {
+    if (outcome.ok) return { type: 'message', text: outcome.output };
+    return {
+      type: 'message',
+      text: `The assistant could not answer: ${outcome.body.message}`,
+      // The family error body as the agents server (or we, for a failed call) said it.
+      value: outcome.body,
+      channelData: {
+        error: { status: outcome.status, ...(outcome.retryAfter ? { retryAfter: outcome.retryAfter } : {}) },
+      },
+    };
+  }
+
+  async function answerMessage(row: ConversationRow, message: Activity): Promise<void> {
+    const typing = () =>
+      hub.sendEphemeral(row.id, {
+        type: 'typing',
+        id: `${row.id}|typing-${randomBytes(4).toString('hex')}`,
+        timestamp: new Date().toISOString(),
+        channelId: 'directline',
+        conversation: { id: row.id },
+        from: BOT_ACCOUNT,
+        replyToId: message.id,
+      });
+    typing();
+    const repeat = setInterval(typing, TYPING_REPEAT_MS);
+    try {
+      const outcome = await agents
+        .invoke({ input: message.text ?? '', conversationId: row.id, userId: row.userId })
+        .catch((error: unknown): AgentOutcome => {
+          logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
+          return {
+            ok: false,
+            status: 500,
+            body: errorBody(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'),
+          };
+        });
+      const now = Date.now();
+      await repository.append(row.id, now, (id) => ({
+        ...replyFrom(outcome),
+        id,
+        timestamp: new Date(now).toISOString(),
+        channelId: 'directline',
+        conversation: { id: row.id },
+        from: BOT_ACCOUNT,
+        replyToId: message.id,
+      }));
+      hub.notify(row.id);
+    } finally {
+      clearInterval(repeat);
+    }
+  }
+
+  function enqueueAnswer(row: ConversationRow, message: Activity): void {
+    const previous = queues.get(row.id) ?? Promise.resolve();
+    const next: Promise<void> = previous
+      .then(() => answerMessage(row, message))
+      .catch((error: unknown) => {
+        logger.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
+      })
+      .finally(() => {
+        if (queues.get(row.id) === next) queues.delete(row.id);
+      });
+    queues.set(row.id, next);
+  }
+
+  return {
+    /** tokens/generate: a token for a new conversation (started by its first `POST /conversations`). */
+    async generate(credential: Credential, body: StartBody): Promise<TokenAnswer> {
+      if (credential.kind !== 'secret') throw directLineErrors.DIRECTLINE_SECRET_REQUIRED();
+      const binding = { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+      return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
+    },
+
+    async refresh(credential: Credential): Promise<TokenAnswer> {
+      if (credential.kind !== 'token') throw directLineErrors.DIRECTLINE_TOKEN_REQUIRED();
+      const { conversationId, userId } = credential;
+      return { conversationId, ...(await credentials.issueToken({ conversationId, userId })) };
+    },
+
+    /** POST /conversations: with the secret a new conversation; with a token, the token's (200 when started). */
+    async start(
+      credential: Credential,
+      body: StartBody,
+    ): Promise<{ created: boolean; answer: ConversationAnswer }> {
+      const binding =
+        credential.kind === 'token'
+          ? { conversationId: credential.conversationId, userId: credential.userId }
+          : { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+      const created = await repository.start(binding.conversationId, binding.userId, Date.now());
+      const row = await conversationFor(credential, binding.conversationId);
+      // The streamUrl of a start replays the conversation from its beginning.
+      return { created, answer: await conversationAnswer(row) };
+    },
+
+    /** GET /conversations/{id}: a fresh token and streamUrl; without a watermark only what comes next. */
+    async reconnect(credential: Credential, conversationId: string, watermark?: string) {
+      const row = await conversationFor(credential, conversationId);
+      return conversationAnswer(row, parseWatermark(watermark) ?? row.lastSeq);
+    },
+
+    async post(
+      credential: Credential,
+      conversationId: string,
+      input: ActivityInput,
+    ): Promise<{ id: string }> {
+      const row = await conversationFor(credential, conversationId);
+      // Direct Line delivers typing only over the stream and never stores it; nobody else listens here.
+      if (input.type === 'typing') return { id: `${row.id}|typing-${randomBytes(4).toString('hex')}` };
+      const now = Date.now();
+      const { activity } = await repository.append(row.id, now, (id) => ({
+        ...input,
+        id,
+        timestamp: new Date(now).toISOString(),
+        channelId: 'directline',
+        conversation: { id: row.id },
+        from: { ...input.from, id: row.userId, role: 'user' },
+      }));
+      hub.notify(row.id);
+      if (activity.type === 'message' && activity.text?.trim()) enqueueAnswer(row, activity);
+      return { id: activity.id };
+    },
+
+    async list(credential: Credential, conversationId: string, watermark?: string) {
+      const row = await conversationFor(credential, conversationId);
+      const after = parseWatermark(watermark) ?? 0;
+      const page = await repository.listAfter(row.id, after, PAGE);
+      return {
+        activities: page.map((item) => item.activity),
+        watermark: String(page.at(-1)?.seq ?? after),
+      };
+    },
+
+    async ensureExists(conversationId: string): Promise<void> {
+      if (!(await repository.find(conversationId)))
+        throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+    },
+
+    /** Waits for the agent calls under way (on close). */
+    async drain(): Promise<void> {
+      await Promise.allSettled([...queues.values()]);
+    },
+  };
+}
+
+export type ConversationService = ReturnType<typeof createConversationService>;

@@ -1,0 +1,102 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Core } from '../../core/core.ts';
+import { directLineErrors } from './errors.ts';
+
+/** Who is calling: the channel secret (any conversation) or a token bound to one conversation and user. */
+export type Credential =
+  | { kind: 'secret' }
+  | { kind: 'token'; conversationId: string; userId: string; expiresAt: number };
+
+export interface Binding {
+  conversationId: string;
+  userId: string;
+}
+
+export interface IssuedToken {
+  token: string;
+  expires_in: number;
+}
+
+export interface ChannelCredentials {
+  /** The embedded channel's secret: derived from the master key, shown by `sintonia directline-secret`. */
+  secret(): string;
+  issueToken(binding: Binding): Promise<IssuedToken>;
+  /** The `t` of a streamUrl: good for STREAM_TICKET_TTL seconds, for one conversation. */
+  issueStreamTicket(binding: Binding): Promise<string>;
+  /** Reads `Authorization: Bearer …`; missing 401, anything not ours or expired 403. */
+  authenticate(authorization: string | undefined): Promise<Credential>;
+  verifyStreamTicket(ticket: string, conversationId: string): Promise<Binding>;
+}
+
+const TOKEN_AUDIENCE = 'sintonia-directline';
+const STREAM_AUDIENCE = 'sintonia-directline-stream';
+/** Direct Line asks clients to connect within 60 s of getting a streamUrl. */
+export const STREAM_TICKET_TTL = 60;
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+export function newUserId(): string {
+  return `dl_${randomBytes(12).toString('base64url')}`;
+}
+
+export function newConversationId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * Tokens are HS256 JWTs under a key derived from the master key, so every process of the family (same
+ * master key) can check them without a lookup; stream tickets use a key of their own.
+ */
+export function createChannelCredentials(core: Core): ChannelCredentials {
+  const tokenKey = core.key('directline-token');
+  const streamKey = core.key('directline-stream');
+  const secret = core.key('directline-secret').toString('base64url');
+  const secretDigest = digest(secret);
+  const ttl = core.config.DIRECTLINE_TOKEN_TTL;
+
+  const sign = (binding: Binding, key: Uint8Array, audience: string, seconds: number) =>
+    new SignJWT({ conv: binding.conversationId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(binding.userId)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setJti(randomBytes(9).toString('base64url'))
+      .setExpirationTime(Math.floor(Date.now() / 1000) + seconds)
+      .sign(key);
+
+  async function verify(token: string, key: Uint8Array, audience: string) {
+    try {
+      const { payload } = await jwtVerify(token, key, { audience, algorithms: ['HS256'] });
+      if (typeof payload.conv !== 'string' || typeof payload.sub !== 'string' || !payload.exp) {
+        throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();
+      }
+      return { conversationId: payload.conv, userId: payload.sub, expiresAt: payload.exp * 1000 };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw directLineErrors.DIRECTLINE_TOKEN_EXPIRED();
+      throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();
+    }
+  }
+
+  return {
+    secret: () => secret,
+    async issueToken(binding) {
+      return { token: await sign(binding, tokenKey, TOKEN_AUDIENCE, ttl), expires_in: ttl };
+    },
+    issueStreamTicket: (binding) => sign(binding, streamKey, STREAM_AUDIENCE, STREAM_TICKET_TTL),
+    async authenticate(authorization) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+      const bearer = match?.[1];
+      if (!bearer) throw directLineErrors.DIRECTLINE_CREDENTIALS_MISSING();
+      if (timingSafeEqual(digest(bearer), secretDigest)) return { kind: 'secret' };
+      return { kind: 'token', ...(await verify(bearer, tokenKey, TOKEN_AUDIENCE)) };
+    },
+    async verifyStreamTicket(ticket, conversationId) {
+      const claims = await verify(ticket, streamKey, STREAM_AUDIENCE);
+      if (claims.conversationId !== conversationId) {
+        throw directLineErrors.DIRECTLINE_CONVERSATION_MISMATCH();
+      }
+      return claims;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import Type, { type Static } from 'typebox';
+
+/** Conversation ids we mint: 22 base64url characters. */
+export const conversationIdPattern = '^[A-Za-z0-9_-]{8,64}$';
+/** Direct Line user ids bound into tokens carry the `dl_` prefix. */
+export const userIdPattern = '^dl_[A-Za-z0-9._:@-]{1,125}$';
+
+const channelAccount = Type.Object(
+  {
+    id: Type.Optional(Type.String({ maxLength: 256 })),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+    role: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  { additionalProperties: true },
+);
+
+const activityFields = {
+  type: Type.String({ minLength: 1, maxLength: 64, description: '`message`, `typing`, `event`, …' }),
+  id: Type.Optional(Type.String()),
+  timestamp: Type.Optional(Type.String()),
+  channelId: Type.Optional(Type.String()),
+  conversation: Type.Optional(Type.Object({ id: Type.String() }, { additionalProperties: true })),
+  from: Type.Optional(channelAccount),
+  text: Type.Optional(Type.String({ maxLength: 16000 })),
+  textFormat: Type.Optional(Type.String({ maxLength: 32 })),
+  locale: Type.Optional(Type.String({ maxLength: 64 })),
+  name: Type.Optional(Type.String({ maxLength: 256 })),
+  replyToId: Type.Optional(Type.String({ maxLength: 256 })),
+  value: Type.Optional(Type.Unknown()),
+  channelData: Type.Optional(Type.Unknown()),
+  attachments: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 32 })),
+};
+
+/** What a client posts; the server sets id, timestamp, channelId, conversation and `from.id`. */
+export const activityInput = Type.Object(activityFields, {
+  additionalProperties: true,
+  description: 'A Bot Framework activity.',
+});
+export type ActivityInput = Static<typeof activityInput>;
+
+export const activitySchema = Type.Object(activityFields, {
+  $id: 'DirectLineActivity',
+  additionalProperties: true,
+  description: 'A Bot Framework activity as the channel stored it.',
+});
+/** An activity as stored and served: the server-set fields are always there. */
+export type Activity = ActivityInput & {
+  id: string;
+  timestamp: string;
+  channelId: string;
+  conversation: { id: string };
+  from: { id: string; name?: string; role?: string };
+};
+
+export const activitySetSchema = Type.Object(
+  {
+    activities: Type.Array(activitySchema),
+    watermark: Type.String({ description: 'Pass it back to get only what came after.' }),
+  },
+  { $id: 'DirectLineActivitySet' },
+);
+
+export const resourceResponseSchema = Type.Object(
+  { id: Type.String({ description: 'Id of the stored activity.' }) },
+  { $id: 'DirectLineResourceResponse' },
+);
+
+export const tokenAnswerSchema = Type.Object(
+  {
+    conversationId: Type.String(),
+    token: Type.String({ description: 'Bound to this conversation and user; send as `Bearer`.' }),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires.' }),
+  },
+  { $id: 'DirectLineToken' },
+);
+
+export const conversationAnswerSchema = Type.Object(
+  {
+    conversationId: Type.String(),
+    token: Type.String(),
+    expires_in: Type.Integer(),
+    streamUrl: Type.String({
+      description:
+        'Pre-authorised WebSocket address (usable for 60 s) that pushes `{ activities, watermark }` sets and empty keep-alives.',
+    }),
+  },
+  { $id: 'DirectLineConversation' },
+);
+
+/** Body of tokens/generate and of conversations (both optional in Direct Line). */
+export const startBody = Type.Optional(
+  Type.Object(
+    {
+      user: Type.Optional(
+        Type.Object(
+          {
+            id: Type.Optional(Type.String({ pattern: userIdPattern })),
+            name: Type.Optional(Type.String({ maxLength: 256 })),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+      locale: Type.Optional(Type.String({ maxLength: 64 })),
+    },
+    { additionalProperties: true },
+  ),
+);
+export type StartBody = Static<typeof startBody>;
+
+export const conversationParams = Type.Object({
+  conversationId: Type.String({ pattern: conversationIdPattern }),
+});
+
+export const watermarkQuery = Type.Object({
+  watermark: Type.Optional(
+    Type.String({ pattern: '^[0-9]{0,15}$', description: 'Watermark of the last activity already seen.' }),
+  ),
+});
+
+export const streamQuery = Type.Object({
+  t: Type.String({ minLength: 1, maxLength: 4096, description: 'The stream ticket of the streamUrl.' }),
+  watermark: Type.Optional(Type.String({ pattern: '^[0-9]{0,15}$' })),
+});

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { App } from '../../src/core/http/service-app.ts';
+import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { runCli } from '../helpers/processes.ts';
+
+type Operation = { security?: Array<Record<string, string[]>>; responses: Record<string, unknown> };
+
+describe('assistant-auth OpenAPI document and CLI', () => {
+  let app: App;
+  let core: TestCore;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ app, core, close } = await createTestApp('assistant-auth'));
+  });
+  after(async () => close());
+
+  it('serves an OpenAPI 3 document that validates, with security schemes and every status', async () => {
+    const response = await app.inject({ url: '/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    const document = response.json();
+    assert.match(document.openapi, /^3\./);
+    await SwaggerParser.validate(structuredClone(document));
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['apiKey', 'callbackData']);
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    const op = (path: string, method = 'get') => paths[path]?.[method];
+    const statuses = (path: string, method = 'get') => Object.keys(op(path, method)?.responses ?? {}).sort();
+    assert.deepEqual(statuses('/users/{assistantId}'), ['200', '400', '401', '403', '404', '410']);
+    assert.deepEqual(statuses('/users/assistant-id'), ['200', '201', '400', '401', '403']);
+    assert.deepEqual(statuses('/users/assistantid/integrated'), ['200', '201', '400', '401']);
+    assert.deepEqual(statuses('/admin/users/phone-numbers/{phone_number}', 'delete'), [
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+    ]);
+    assert.deepEqual(statuses('/token'), ['200', '400', '401', '502', '503']);
+    assert.deepEqual(op('/users/assistantid/integrated')?.security, [{ callbackData: [] }]);
+    assert.deepEqual(op('/openid/jwk')?.security, []);
+    assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
+  });
+
+  it('seals a callback parameter with `callback-param` that the service accepts once', async () => {
+    const identity = randomUUID();
+    const made = await runCli(
+      ['callback-param', '--payload', JSON.stringify({ identity, channel: 'web' })],
+      core.env,
+    );
+    assert.equal(made.code, 0, made.stderr);
+    const printed = JSON.parse(made.stdout) as { data: string; exp: number; expiresAt: string };
+    assert.match(printed.data, /^v1\./);
+    assert.ok(printed.exp > Date.now() / 1000);
+    assert.ok(!made.stdout.includes(identity), 'the identity travels only sealed');
+    const url = `/users/assistantid/integrated?data=${encodeURIComponent(printed.data)}`;
+    assert.equal((await app.inject({ url })).statusCode, 201);
+    assert.equal((await app.inject({ url })).statusCode, 401);
+  });
+
+  it('refuses a bad payload with a usage error (exit 2)', async () => {
+    for (const payload of ['not json', '[]', JSON.stringify({ identity: 'x', channel: 'Bad Channel' })]) {
+      const made = await runCli(['callback-param', '--payload', payload], core.env);
+      assert.equal(made.code, 2, payload);
+      assert.equal(made.stdout, '');
+    }
+  });
+});

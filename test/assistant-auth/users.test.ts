@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { App } from '../../src/core/http/service-app.ts';
+import { createTestApp, type TestCore } from '../helpers/harness.ts';
+
+interface UserBody {
+  assistantId: string;
+  assistantIdGlobal: string;
+  channel: string;
+  source: string;
+  hasPhoneNumber: boolean;
+  createdAt: string;
+  expiresAt: string;
+}
+
+describe('assistant users', () => {
+  let app: App;
+  let core: TestCore;
+  let close: () => Promise<void>;
+  let gateway: string;
+  let runtime: string;
+  before(async () => {
+    ({ app, core, close } = await createTestApp('assistant-auth', {
+      ASSISTANT_ID_TTL: '7200',
+      ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=1,web=3600',
+      CLOUD_STORAGE_SUBDOMAIN: 'assets-test',
+    }));
+    gateway = (await core.apiKeys.create('gateway', 'users-gateway')).key;
+    runtime = (await core.apiKeys.create('runtime', 'users-runtime')).key;
+  });
+  after(async () => close());
+
+  const login = (channel: string, identity: string, extra: Record<string, string> = {}) =>
+    app.inject({
+      url: '/users/assistant-id',
+      headers: { 'x-api-key': gateway, 'x-channel': channel, 'x-channel-user-id': identity, ...extra },
+    });
+  const lifetime = (user: UserBody) => Date.parse(user.expiresAt) - Date.parse(user.createdAt);
+
+  it('creates a user for a new channel identity (201) and returns the same one after (200)', async () => {
+    const identity = randomUUID();
+    const created = await login('web', identity, { 'x-phone-number': '+34611222333' });
+    assert.equal(created.statusCode, 201);
+    const user = created.json() as UserBody;
+    assert.deepEqual(Object.keys(user).sort(), [
+      'assistantId',
+      'assistantIdGlobal',
+      'channel',
+      'createdAt',
+      'expiresAt',
+      'hasPhoneNumber',
+      'source',
+    ]);
+    assert.equal(user.channel, 'web');
+    assert.equal(user.source, 'channel');
+    assert.equal(user.hasPhoneNumber, true);
+    assert.equal(lifetime(user), 3600_000);
+    const again = await login('web', identity);
+    assert.equal(again.statusCode, 200);
+    assert.deepEqual(again.json(), user);
+    const someoneElse = await login('web', randomUUID());
+    assert.notEqual(someoneElse.json().assistantId, user.assistantId);
+    assert.notEqual(someoneElse.json().assistantIdGlobal, user.assistantIdGlobal);
+    const otherChannel = await login('app', identity);
+    assert.equal(otherChannel.statusCode, 201);
+    assert.equal(
+      lifetime(otherChannel.json()),
+      7200_000,
+      'channels without their own lifetime use ASSISTANT_ID_TTL',
+    );
+  });
+
+  it('answers missing or bad identity headers with 400, one entry per field', async () => {
+    const response = await app.inject({
+      url: '/users/assistant-id',
+      headers: { 'x-api-key': gateway, 'x-channel': 'Web Chat', 'x-phone-number': '12345' },
+    });
+    assert.equal(response.statusCode, 400);
+    const messages = (response.json().errors as Array<{ type: string; message: string }>).map(
+      (e) => e.message,
+    );
+    assert.equal(messages.length, 3, messages.join(' | '));
+    assert.ok(messages.some((m) => m.includes('x-channel-user-id')));
+    assert.ok(messages.some((m) => m.includes('x-channel')));
+    assert.ok(messages.some((m) => m.includes('x-phone-number')));
+  });
+
+  it('reads a valid user (200), an unknown one is 404 and an expired one 410', async () => {
+    const user = (await login('web', randomUUID())).json() as UserBody;
+    const read = await app.inject({ url: `/users/${user.assistantId}`, headers: { 'x-api-key': runtime } });
+    assert.equal(read.statusCode, 200);
+    assert.deepEqual(read.json(), user);
+    const unknown = await app.inject({ url: `/users/${randomUUID()}`, headers: { 'x-api-key': runtime } });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().errors[0].type, 'USER_NOT_FOUND');
+    const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
+    await sleep(1100);
+    const expired = await app.inject({
+      url: `/users/${kiosk.assistantId}`,
+      headers: { 'x-api-key': runtime },
+    });
+    assert.equal(expired.statusCode, 410);
+    assert.deepEqual(expired.json(), {
+      code: 'GONE',
+      message: 'This assistantId has expired; authenticate again.',
+      errors: [
+        { type: 'ASSISTANT_ID_EXPIRED', message: 'This assistantId has expired; authenticate again.' },
+      ],
+    });
+    const bad = await app.inject({ url: '/users/has%20space', headers: { 'x-api-key': runtime } });
+    assert.equal(bad.statusCode, 400);
+  });
+
+  it('finds the newest valid assistantId of the caller’s channel by assistantIdGlobal', async () => {
+    const phone = '+34622333444';
+    const web = (await login('web', randomUUID(), { 'x-phone-number': phone })).json() as UserBody;
+    const kiosk = (await login('kiosk', randomUUID(), { 'x-phone-number': phone })).json() as UserBody;
+    assert.equal(kiosk.assistantIdGlobal, web.assistantIdGlobal, 'the phone number ties the person’s ids');
+    const byGlobal = (channel: string) =>
+      app.inject({
+        url: `/users/assistant-id-global/${web.assistantIdGlobal}`,
+        headers: { 'x-api-key': gateway, 'x-channel': channel },
+      });
+    assert.equal((await byGlobal('web')).json().assistantId, web.assistantId);
+    assert.equal((await byGlobal('kiosk')).json().assistantId, kiosk.assistantId);
+    const none = await byGlobal('whatsapp');
+    assert.equal(none.statusCode, 404);
+    assert.equal(none.json().errors[0].type, 'ASSISTANT_ID_GLOBAL_NOT_FOUND');
+    await sleep(1100);
+    assert.equal((await byGlobal('kiosk')).statusCode, 404, 'an expired assistantId is not returned');
+    const missingChannel = await app.inject({
+      url: `/users/assistant-id-global/${web.assistantIdGlobal}`,
+      headers: { 'x-api-key': gateway },
+    });
+    assert.equal(missingChannel.statusCode, 400);
+  });
+
+  it('creates a user from an external id (201), returns it (200) and renews it once expired (201)', async () => {
+    const externalId = `wa:${randomUUID()}`;
+    const call = (channel: string) =>
+      app.inject({
+        url: `/users/assistant-id/${externalId}`,
+        headers: { 'x-api-key': runtime, 'x-channel': channel },
+      });
+    const created = await call('kiosk');
+    assert.equal(created.statusCode, 201);
+    assert.equal(created.json().assistantId, externalId);
+    assert.equal(created.json().source, 'external');
+    assert.equal((await call('kiosk')).statusCode, 200);
+    await sleep(1100);
+    const renewed = await call('kiosk');
+    assert.equal(renewed.statusCode, 201);
+    assert.equal(renewed.json().assistantIdGlobal, created.json().assistantIdGlobal);
+    assert.ok(Date.parse(renewed.json().expiresAt) > Date.now());
+  });
+
+  it('deletes a user (204), then it is gone (404)', async () => {
+    const user = (await login('web', randomUUID())).json() as UserBody;
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/users/${user.assistantId}`,
+      headers: { 'x-api-key': gateway },
+    });
+    assert.equal(removed.statusCode, 204);
+    assert.equal(removed.body, '');
+    const again = await app.inject({
+      method: 'DELETE',
+      url: `/users/${user.assistantId}`,
+      headers: { 'x-api-key': runtime },
+    });
+    assert.equal(again.statusCode, 404);
+    assert.equal(again.json().errors[0].type, 'USER_NOT_FOUND');
+  });
+
+  it('answers /config with the cloud storage subdomain and /ping with the status', async () => {
+    const config = await app.inject({ url: '/config', headers: { 'x-api-key': runtime } });
+    assert.deepEqual(config.json(), { cloudStorageSubdomain: 'assets-test' });
+    const ping = await app.inject({ url: '/ping', headers: { 'x-api-key': gateway } });
+    assert.equal(ping.statusCode, 200);
+    assert.equal(ping.json().status, 'ok');
+    assert.equal(ping.json().service, 'assistant-auth');
+  });
+});

@@ -1,0 +1,140 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+
+export interface StreamActivity {
+  type: string;
+  id: string;
+  text?: string;
+  from: { id: string; name?: string; role?: string };
+  replyToId?: string;
+  value?: unknown;
+  channelData?: unknown;
+  conversation: { id: string };
+}
+
+export interface ActivitySet {
+  activities: StreamActivity[];
+  watermark?: string;
+}
+
+/** A WebSocket client of a Direct Line stream that keeps every set and keep-alive it receives. */
+export interface StreamClient {
+  socket: WebSocket;
+  sets: ActivitySet[];
+  keepAlives: number;
+  /** Every activity received so far, in order. */
+  activities(): StreamActivity[];
+  /** Resolves once an activity matches, or rejects after timeoutMs. */
+  waitFor(match: (activity: StreamActivity) => boolean, timeoutMs?: number): Promise<StreamActivity>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): Promise<void>;
+}
+
+export async function openStream(url: string): Promise<StreamClient> {
+  const socket = new WebSocket(url);
+  const client: StreamClient = {
+    socket,
+    sets: [],
+    keepAlives: 0,
+    activities: () => client.sets.flatMap((set) => set.activities),
+    waitFor(match, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const check = () => client.activities().find(match);
+        const found = check();
+        if (found) return resolve(found);
+        const timer = setTimeout(() => {
+          socket.off('message', onMessage);
+          reject(new Error(`no matching activity within ${timeoutMs} ms: ${JSON.stringify(client.sets)}`));
+        }, timeoutMs);
+        const onMessage = () => {
+          const hit = check();
+          if (hit) {
+            clearTimeout(timer);
+            socket.off('message', onMessage);
+            resolve(hit);
+          }
+        };
+        socket.on('message', onMessage);
+      });
+    },
+    closed: new Promise((resolve) => {
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    }),
+    async close() {
+      if (socket.readyState === WebSocket.CLOSED) return;
+      socket.close();
+      await client.closed;
+    },
+  };
+  // Registered before 'open' resolves so the first pushed set is never missed.
+  socket.prependListener('message', (data) => {
+    const text = data.toString();
+    if (text.length === 0) client.keepAlives += 1;
+    else client.sets.push(JSON.parse(text) as ActivitySet);
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return client;
+}
+
+/** Opening a stream that the server refuses: the HTTP status it answered the upgrade with. */
+export function refusedUpgradeStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    socket.on('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.on('open', () => {
+      socket.close();
+      reject(new Error('the stream was opened'));
+    });
+    socket.on('error', () => {});
+  });
+}
+
+export interface AgentCall {
+  name: string;
+  authorization: string | undefined;
+  body: { input?: string; conversationId?: string };
+}
+
+/** A loopback stand-in for the agents server, for the cases the real one cannot be made to produce (429). */
+export interface AgentsStub {
+  url: string;
+  calls: AgentCall[];
+  answer: (call: AgentCall) => { status: number; headers?: Record<string, string>; body: unknown };
+  close(): Promise<void>;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startAgentsStub(): Promise<AgentsStub> {
+  const stub: AgentsStub = {
+    url: '',
+    calls: [],
+    answer: (call) => ({ status: 200, body: { output: `echo: ${call.body.input ?? ''}` } }),
+    close: async () => {},
+  };
+  const server: Server = createServer((request, response) => {
+    void readBody(request).then((text) => {
+      const name = /^\/agents\/([^/]+)\/invoke$/.exec(request.url ?? '')?.[1] ?? '';
+      const call = { name, authorization: request.headers.authorization, body: JSON.parse(text || '{}') };
+      stub.calls.push(call);
+      const { status, headers, body } = stub.answer(call);
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
+      response.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return stub;
+}

@@ -5,7 +5,6 @@ import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import {
   type AgentsStub,
   openStream,
-  refusedUpgradeStatus,
   type StreamActivity,
   startAgentsStub,
 } from './helpers/directline-stream.ts';

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { SignJWT } from 'jose';
+import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { refusedUpgradeStatus } from './helpers/directline-stream.ts';
+
+interface ConversationAnswer {
+  conversationId: string;
+  token: string;
+  streamUrl: string;
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  errors: Array<{ type: string; message: string }>;
+}
+
+describe('embedded Direct Line channel: who may call what', () => {
+  let core: TestCore;
+  let base: string;
+  let close: () => Promise<void>;
+  let conversation: ConversationAnswer;
+  let other: ConversationAnswer;
+  let userId: string;
+
+  const call = (method: string, path: string, authorization?: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(authorization ? { authorization } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  before(async () => {
+    // No agent is ever called here: nothing is posted with a valid token.
+    ({ core, close } = await startTestFamily(['assistant-auth'], { AGENTS_URL: 'http://127.0.0.1:9/' }));
+    base = core.serviceUrl('assistant-auth');
+    const secret = core.key('directline-secret').toString('base64url');
+    const start = async () => {
+      const response = await call('POST', '/v3/directline/conversations', `Bearer ${secret}`, {});
+      assert.equal(response.status, 201);
+      return (await response.json()) as ConversationAnswer;
+    };
+    conversation = await start();
+    other = await start();
+    const listed = await call(
+      'GET',
+      `/v3/directline/conversations/${conversation.conversationId}/activities`,
+      `Bearer ${conversation.token}`,
+    );
+    assert.equal(listed.status, 200, 'the genuine token works');
+    userId = JSON.parse(Buffer.from(conversation.token.split('.')[1] ?? '', 'base64url').toString()).sub;
+  });
+  after(async () => close());
+
+  const sign = (key: Uint8Array, audience: string, expiresAt: number, conversationId: string) =>
+    new SignJWT({ conv: conversationId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setAudience(audience)
+      .setIssuedAt(expiresAt - 3600)
+      .setExpirationTime(expiresAt)
+      .sign(key);
+  const now = () => Math.floor(Date.now() / 1000);
+
+  const endpoints = () => {
+    const id = conversation.conversationId;
+    return [
+      { method: 'POST', path: '/v3/directline/tokens/generate', body: {} },
+      { method: 'POST', path: '/v3/directline/tokens/refresh' },
+      { method: 'POST', path: '/v3/directline/conversations', body: {} },
+      { method: 'GET', path: `/v3/directline/conversations/${id}?watermark=0` },
+      {
+        method: 'POST',
+        path: `/v3/directline/conversations/${id}/activities`,
+        body: { type: 'message', text: 'hi' },
+      },
+      { method: 'GET', path: `/v3/directline/conversations/${id}/activities?watermark=0` },
+    ];
+  };
+
+  const badTokens = async () => ({
+    expired: {
+      token: await sign(
+        core.key('directline-token'),
+        'sintonia-directline',
+        now() - 60,
+        conversation.conversationId,
+      ),
+      type: 'DIRECTLINE_TOKEN_EXPIRED',
+    },
+    forged: {
+      token: await sign(randomBytes(32), 'sintonia-directline', now() + 600, conversation.conversationId),
+      type: 'DIRECTLINE_CREDENTIALS_INVALID',
+    },
+    tampered: {
+      // The genuine token with another conversation written into its payload.
+      token: (() => {
+        const [header, payload, signature] = conversation.token.split('.');
+        const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString());
+        claims.conv = other.conversationId;
+        return [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
+      })(),
+      type: 'DIRECTLINE_CREDENTIALS_INVALID',
+    },
+    'a stream ticket': {
+      token: new URL(conversation.streamUrl).searchParams.get('t') ?? '',
+      type: 'DIRECTLINE_CREDENTIALS_INVALID',
+    },
+  });
+
+  it('expired, forged and tampered tokens are refused with 403 and the family body on every endpoint', async () => {
+    for (const [name, bad] of Object.entries(await badTokens())) {
+      for (const endpoint of endpoints()) {
+        const response = await call(endpoint.method, endpoint.path, `Bearer ${bad.token}`, endpoint.body);
+        const label = `${name} token on ${endpoint.method} ${endpoint.path}`;
+        assert.equal(response.status, 403, label);
+        assert.match(response.headers.get('content-type') ?? '', /application\/json/, label);
+        const body = (await response.json()) as ErrorBody;
+        assert.equal(body.code, 'FORBIDDEN', label);
+        assert.equal(body.errors[0]?.type, bad.type, label);
+        assert.equal(typeof body.message, 'string', label);
+      }
+    }
+    const stored = await call(
+      'GET',
+      `/v3/directline/conversations/${conversation.conversationId}/activities`,
+      `Bearer ${conversation.token}`,
+    );
+    assert.deepEqual(((await stored.json()) as { activities: unknown[] }).activities, [], 'nothing got in');
+  });
+
+  it('the stream refuses expired, forged and wrong-conversation tickets, and a token as ticket, with 403', async () => {
+    const stream = new URL(conversation.streamUrl);
+    const withTicket = (ticket: string) => {
+      const url = new URL(stream);
+      url.searchParams.set('t', ticket);
+      return url.toString();
+    };
+    const tickets = {
+      expired: await sign(
+        core.key('directline-stream'),
+        'sintonia-directline-stream',
+        now() - 1,
+        conversation.conversationId,
+      ),
+      forged: await sign(
+        randomBytes(32),
+        'sintonia-directline-stream',
+        now() + 60,
+        conversation.conversationId,
+      ),
+      'another conversation’s': new URL(other.streamUrl).searchParams.get('t') ?? '',
+      'a token as': conversation.token,
+    };
+    for (const [name, ticket] of Object.entries(tickets)) {
+      assert.equal(await refusedUpgradeStatus(withTicket(ticket)), 403, `${name} ticket`);
+    }
+    const missing = new URL(stream);
+    missing.searchParams.delete('t');
+    assert.equal(await refusedUpgradeStatus(missing.toString()), 400, 'no ticket');
+  });
+
+  it('another conversation’s token is 403, no credentials 401, an unknown conversation 404', async () => {
+    const id = conversation.conversationId;
+    const mismatch = await call(
+      'GET',
+      `/v3/directline/conversations/${id}/activities`,
+      `Bearer ${other.token}`,
+    );
+    assert.equal(mismatch.status, 403);
+    assert.equal(((await mismatch.json()) as ErrorBody).errors[0]?.type, 'DIRECTLINE_CONVERSATION_MISMATCH');
+
+    for (const endpoint of endpoints()) {
+      const response = await call(endpoint.method, endpoint.path, undefined, endpoint.body);
+      assert.equal(response.status, 401, `${endpoint.method} ${endpoint.path}`);
+      assert.equal(((await response.json()) as ErrorBody).errors[0]?.type, 'DIRECTLINE_CREDENTIALS_MISSING');
+    }
+    const basic = await call('GET', `/v3/directline/conversations/${id}/activities`, 'Basic dXNlcjpwYXNz');
+    assert.equal(basic.status, 401);
+
+    const secret = core.key('directline-secret').toString('base64url');
+    const unknown = await call(
+      'GET',
+      '/v3/directline/conversations/AAAAAAAAAAAAAAAAAAAAAA',
+      `Bearer ${secret}`,
+    );
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as ErrorBody).errors[0]?.type, 'DIRECTLINE_CONVERSATION_NOT_FOUND');
+  });
+});

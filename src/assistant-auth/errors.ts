@@ -9,5 +9,4 @@ export const assistantErrors = defineErrors({
   CALLBACK_PARAMETER_INVALID: [401, 'The data parameter is not valid.'],
   CALLBACK_PARAMETER_EXPIRED: [401, 'The data parameter has expired.'],
   CALLBACK_PARAMETER_REPLAYED: [401, 'The data parameter has already been used.'],
-  CHANNEL_UNAVAILABLE: [503, 'No conversation channel is available.'],
 });

@@ -18,8 +18,7 @@ export const assistantAuthService: ServiceDefinition = {
     const created = await ensureSigningKeys(core);
     if (created.length > 0) core.logger.info({ kids: created }, 'created the assistant signing keys');
     const signer = createAssistantSigner(core);
-    const channel = await selectConversationChannel(core, signer);
-    if (!channel) core.logger.warn('no conversation channel: /token answers 503');
+    const channel = selectConversationChannel(core, signer);
 
     const users = createUserService(core);
 

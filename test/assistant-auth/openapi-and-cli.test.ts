@@ -37,7 +37,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '403',
       '404',
     ]);
-    assert.deepEqual(statuses('/token'), ['200', '400', '401', '502', '503']);
+    assert.deepEqual(statuses('/token'), ['200', '400', '401', '502']);
     assert.deepEqual(op('/users/assistantid/integrated')?.security, [{ callbackData: [] }]);
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);

@@ -74,7 +74,7 @@ describe('assistant signing keys (real server)', () => {
     const audience = 'sintonia-agents';
     const beforeEs = await signer.sign({ sub: 'assistant' }, { audience });
     const beforeRs = await signer.sign({ sub: 'assistant' }, { audience, alg: 'RS256' });
-    const oldKids = [decodeProtectedHeader(beforeEs).kid, decodeProtectedHeader(beforeRs).kid];
+    const oldKids = [beforeEs, beforeRs].map((token) => String(decodeProtectedHeader(token).kid));
 
     const rotated = await runCli(['signing-key', 'rotate'], core.env);
     assert.equal(rotated.code, 0, rotated.stderr);

@@ -2,7 +2,6 @@ import type { Core } from '../../core/core.ts';
 import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import { accessDescription, accessHooks, accessSecurity, accessStatuses } from '../access.ts';
-import { assistantErrors } from '../errors.ts';
 import type { ConversationChannel } from './conversation-channel.ts';
 import { channelStreamTokenSchema, channelTokenQuery, channelTokenSchema } from './schemas.ts';
 
@@ -10,16 +9,8 @@ import { channelStreamTokenSchema, channelTokenQuery, channelTokenSchema } from 
 export async function registerChannelRoutes(
   app: App,
   core: Core,
-  channel: ConversationChannel | undefined,
+  channel: ConversationChannel,
 ): Promise<void> {
-  const available = () => {
-    if (!channel) {
-      throw assistantErrors.CHANNEL_UNAVAILABLE(
-        'No conversation channel is available: set DIRECTLINE_URL and DIRECTLINE_SECRET.',
-      );
-    }
-    return channel;
-  };
   const common = {
     onRequest: accessHooks(core, 'public'),
   };
@@ -35,11 +26,11 @@ export async function registerChannelRoutes(
         querystring: channelTokenQuery,
         response: {
           200: channelTokenSchema,
-          ...errorResponses(400, ...accessStatuses('public'), 502, 503),
+          ...errorResponses(400, ...accessStatuses('public'), 502),
         },
       },
     },
-    async (request) => available().token({ userId: request.query.userId }),
+    async (request) => channel.token({ userId: request.query.userId }),
   );
   app.get(
     '/token/wss',
@@ -53,10 +44,10 @@ export async function registerChannelRoutes(
         querystring: channelTokenQuery,
         response: {
           200: channelStreamTokenSchema,
-          ...errorResponses(400, ...accessStatuses('public'), 502, 503),
+          ...errorResponses(400, ...accessStatuses('public'), 502),
         },
       },
     },
-    async (request) => available().streamToken({ userId: request.query.userId }),
+    async (request) => channel.streamToken({ userId: request.query.userId }),
   );
 }

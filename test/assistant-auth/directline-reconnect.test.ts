@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/core/config.ts';
+import { type Core, openCore } from '../../src/core/core.ts';
+import { type RunningFamily, startFamily } from '../../src/family.ts';
+import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import {
+  type AgentsStub,
+  openStream,
+  type StreamActivity,
+  startAgentsStub,
+} from './helpers/directline-stream.ts';
+
+interface ConversationAnswer {
+  conversationId: string;
+  token: string;
+  streamUrl: string;
+}
+
+describe('embedded Direct Line channel: reconnecting after a dropped socket', () => {
+  let stub: AgentsStub;
+  let core: TestCore;
+  let closeFirst: () => Promise<void>;
+  let second: { core: Core; family: RunningFamily } | undefined;
+
+  before(async () => {
+    stub = await startAgentsStub();
+    ({ core, close: closeFirst } = await startTestFamily(['assistant-auth'], { AGENTS_URL: stub.url }));
+  });
+  after(async () => {
+    await second?.family.close();
+    await second?.core.close();
+    await closeFirst();
+    await stub.close();
+  });
+
+  const call = async (base: string, method: string, path: string, token: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('replays from the watermark on another process, misses nothing, then delivers across processes', async () => {
+    const first = core.serviceUrl('assistant-auth');
+    const apiKey = (await core.apiKeys.create('client', 'web-chat')).key;
+    const wss = await fetch(`${first}/token/wss`, { headers: { 'x-api-key': apiKey } });
+    const conversation = (await wss.json()) as ConversationAnswer;
+    const path = `/v3/directline/conversations/${conversation.conversationId}`;
+    const say = async (base: string, text: string) => {
+      const posted = await call(base, 'POST', `${path}/activities`, conversation.token, {
+        type: 'message',
+        text,
+      });
+      assert.equal(posted.status, 200);
+      return String(posted.body.id);
+    };
+
+    // 1. Connected: a question and its answer; remember the watermark, then the socket drops.
+    const stream = await openStream(conversation.streamUrl);
+    const one = await say(first, 'one');
+    await stream.waitFor((activity) => activity.replyToId === one && activity.type === 'message');
+    const watermark = stream.sets.filter((set) => set.watermark).at(-1)?.watermark;
+    assert.equal(watermark, '2');
+    stream.socket.terminate();
+    await stream.closed;
+
+    // 2. While nobody listens, another question is asked and answered.
+    const two = await say(first, 'two');
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const listed = await call(
+        first,
+        'GET',
+        `${path}/activities?watermark=${watermark}`,
+        conversation.token,
+      );
+      if ((listed.body.activities as StreamActivity[]).length === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // 3. Another process on the same store serves the reconnect with the old watermark.
+    const otherCore = await openCore(loadConfig(core.env as NodeJS.ProcessEnv));
+    second = { core: otherCore, family: await startFamily(otherCore, ['assistant-auth']) };
+    const other = second.family.url('assistant-auth');
+    assert.notEqual(other, first);
+    const reconnect = await call(other, 'GET', `${path}?watermark=${watermark}`, conversation.token);
+    assert.equal(reconnect.status, 200);
+    const streamUrl = String(reconnect.body.streamUrl);
+    assert.ok(streamUrl.startsWith(other.replace(/^http/, 'ws')), streamUrl);
+    const resumed = await openStream(streamUrl);
+    await resumed.waitFor((activity) => activity.replyToId === two && activity.type === 'message');
+    assert.deepEqual(
+      resumed.activities().map((activity) => activity.text),
+      ['two', 'echo: two'],
+      'exactly what came after the watermark',
+    );
+    assert.equal(resumed.sets.filter((set) => set.watermark).at(-1)?.watermark, '4');
+
+    // 4. A message the first process takes reaches the socket held by the second.
+    const three = await say(first, 'three');
+    const answer = await resumed.waitFor((activity) => activity.replyToId === three, 5000);
+    assert.equal(answer.text, 'echo: three');
+    assert.deepEqual(
+      resumed
+        .activities()
+        .filter((activity) => activity.type === 'message')
+        .map((activity) => activity.text),
+      ['two', 'echo: two', 'three', 'echo: three'],
+    );
+
+    // 5. A reconnect without a watermark replays nothing old, only what comes next.
+    await resumed.close();
+    const fresh = await call(other, 'GET', path, conversation.token);
+    const latest = await openStream(String(fresh.body.streamUrl));
+    const four = await say(other, 'four');
+    await latest.waitFor((activity) => activity.replyToId === four && activity.type === 'message');
+    assert.deepEqual(
+      latest
+        .activities()
+        .filter((activity) => activity.type === 'message')
+        .map((activity) => activity.text),
+      ['four', 'echo: four'],
+    );
+    await latest.close();
+  });
+});

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
-import type { App } from '../../src/core/http/service-app.ts';
+import { assistantAuthService } from '../../src/assistant-auth/service.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import { openCore } from '../../src/core/core.ts';
+import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 
 /** Every row of every table, as text: what a scan for personal data looks through. */
@@ -126,6 +131,39 @@ describe('erasure by phone number', () => {
       });
       assert.equal(response.statusCode, 400, bad);
       assert.equal(response.json().errors[0].type, 'VALIDATION_ERROR');
+    }
+  });
+
+  it('writes no log line holding the erased number', async () => {
+    const lines: string[] = [];
+    const capture = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    // A second process on the same store, logging at info level into memory.
+    const loggingCore = await openCore(loadConfig({ ...core.env, LOG_LEVEL: 'info' } as NodeJS.ProcessEnv), {
+      logger: pino({ level: 'info' }, capture),
+    });
+    const loggingApp = await buildServiceApp(loggingCore, assistantAuthService);
+    try {
+      const phone = '+34655443322';
+      await channelLogin('web', randomUUID(), phone);
+      const erased = await loggingApp.inject({
+        method: 'DELETE',
+        url: `/admin/users/phone-numbers/${encodeURIComponent(phone)}`,
+        headers: { 'x-api-key': gateway },
+      });
+      assert.equal(erased.statusCode, 204);
+      const ping = await loggingApp.inject({ url: '/ping', headers: { 'x-api-key': gateway } });
+      assert.equal(ping.statusCode, 200);
+      const logged = lines.join('');
+      assert.match(logged, /\/ping/, 'other requests are logged');
+      assert.ok(!logged.includes(phone.slice(1)), 'the number is not logged');
+    } finally {
+      await loggingApp.close();
+      await loggingCore.close();
     }
   });
 });

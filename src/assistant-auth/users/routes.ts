@@ -127,6 +127,8 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
   app.delete(
     '/admin/users/phone-numbers/:phone_number',
     {
+      // The path carries the phone number: no info-level request lines (they log the URL).
+      logLevel: 'warn',
       onRequest: accessHooks(core, 'gateway'),
       schema: {
         summary: 'Data-protection erasure: removes every record of the person with this phone number.',

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { assistantAuthCommands } from './assistant-auth-commands.ts';
+import { clientApiCommands } from './client-api-commands.ts';
 import { type Command, contextFor, UsageError } from './command.ts';
 import { coreCommands } from './core-commands.ts';
 import { loadDemo, serveCommand } from './serve-command.ts';
@@ -15,7 +16,7 @@ const seedDemoCommand: Command = {
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
-export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, seedDemoCommand];
+export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...clientApiCommands, seedDemoCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

@@ -6,6 +6,7 @@ import { createSigningKeys } from './auth/signing-keys.ts';
 import { createDeviceRepository } from './devices/repository.ts';
 import { createSessionRepository } from './sessions/repository.ts';
 import { createUserRepository } from './users/repository.ts';
+import { createUserService } from './users/service.ts';
 
 /**
  * What area A's routes are built from: made once per app in service.ts and passed to every
@@ -24,6 +25,7 @@ export function createClientApiDeps(core: Core) {
     signingKeys,
     repositories: { accounts, users, devices, sessions },
     accountService: createAccountService(core, accounts),
+    userService: createUserService(accounts, users),
   };
 }
 

@@ -1,0 +1,199 @@
+import type { Config } from '../../core/config.ts';
+import { commonErrors } from '../../core/errors.ts';
+import type { DeviceRepository } from '../devices/repository.ts';
+import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
+import { accountErrors } from '../errors.ts';
+import type { SessionRepository, SessionRow } from '../sessions/repository.ts';
+import { decoyHash, verifyPassword } from '../users/passwords.ts';
+import { publicUser, type UserRecord, type UserRepository } from '../users/repository.ts';
+import type { CredentialValue, TokenOptions, TokensValue } from './schemas.ts';
+import type { SigningKeys } from './signing-keys.ts';
+import { newRefreshToken, newSessionId, parseRefreshToken, sameHash, signAccessToken } from './tokens.ts';
+
+type Settings = Pick<
+  Config,
+  'ACCESS_TOKEN_TTL' | 'REFRESH_TOKEN_TTL' | 'SESSION_IDLE_TIMEOUT' | 'MAX_DEVICES_PER_ACCOUNT'
+>;
+
+export interface AuthDeps {
+  config: Settings;
+  users: UserRepository;
+  devices: DeviceRepository;
+  sessions: SessionRepository;
+  signingKeys: SigningKeys;
+}
+
+export function createAuthService({ config, users, devices, sessions, signingKeys }: AuthDeps) {
+  async function tokensFor(
+    session: SessionRow,
+    user: UserRecord,
+    refreshToken: string,
+    now: number,
+  ): Promise<TokensValue> {
+    const accessToken = await signAccessToken(
+      signingKeys,
+      {
+        sub: user.platformUserId,
+        acc: session.account_number,
+        uh: user.userHash,
+        did: session.device_id,
+        dcl: session.device_class,
+        sid: session.id,
+        qsp: session.qsp_version,
+        ...(session.scope === null ? {} : { scope: session.scope }),
+        ...(session.tier === null ? {} : { tier: session.tier }),
+        ...(session.user_profile === null ? {} : { prf: session.user_profile }),
+      },
+      config.ACCESS_TOKEN_TTL,
+      now,
+    );
+    return {
+      accessToken,
+      tokenType: 'Bearer',
+      expiresIn: config.ACCESS_TOKEN_TTL,
+      refreshToken,
+      refreshExpiresIn: Math.max(0, Math.floor((session.refresh_expires_at - now) / 1000)),
+      sessionId: session.id,
+      qspVersion: session.qsp_version,
+      ...(session.tier === null ? {} : { tier: session.tier }),
+      ...(session.scope === null ? {} : { scope: session.scope }),
+      ...(session.user_profile === null ? {} : { sessionUserProfile: session.user_profile }),
+    };
+  }
+
+  /** The user whose e-mail and password these are; 401 otherwise, in about the same time either way. */
+  async function checkCredentials(username: string, password: string): Promise<UserRecord> {
+    const candidates = await users.findByEmail(username.trim());
+    for (const candidate of candidates) {
+      if (await verifyPassword(password, candidate.passwordHash)) return publicUser(candidate);
+    }
+    if (candidates.length === 0) await verifyPassword(password, await decoyHash());
+    throw accountErrors.CREDENTIALS_INVALID();
+  }
+
+  /** Registers the device on first sight (enabled, within the account's limit); a disabled one is refused. */
+  async function admitDevice(
+    user: UserRecord,
+    deviceClass: string,
+    credential: CredentialValue,
+    now: number,
+  ) {
+    const existing = await devices.find(user.accountNumber, credential.deviceId);
+    if (existing) {
+      if (existing.enabled !== 1) throw accountErrors.DEVICE_DISABLED();
+      await devices.update(user.accountNumber, credential.deviceId, { last_seen_at: now });
+      return existing;
+    }
+    if ((await devices.countEnabled(user.accountNumber)) >= config.MAX_DEVICES_PER_ACCOUNT) {
+      throw accountErrors.DEVICE_LIMIT_REACHED(
+        `The account already holds ${config.MAX_DEVICES_PER_ACCOUNT} enabled devices.`,
+      );
+    }
+    const name = (credential.deviceName?.trim() || `${deviceClass} ${credential.deviceId}`).slice(
+      0,
+      DEVICE_NAME_MAX_LENGTH,
+    );
+    const row = {
+      account_number: user.accountNumber,
+      device_id: credential.deviceId,
+      name,
+      device_class: deviceClass,
+      enabled: 1,
+      registered_at: now,
+      activated_at: now,
+      last_seen_at: now,
+      last_playback_at: null,
+    };
+    // A concurrent first sign-in of the same device may have inserted it: use that one.
+    if (!(await devices.insert(row)))
+      return (await devices.find(user.accountNumber, credential.deviceId)) ?? row;
+    return row;
+  }
+
+  const refused = () => accountErrors.REFRESH_TOKEN_INVALID();
+
+  return {
+    checkCredentials,
+
+    /** POST …/users/authenticate: a new session of (account, device, qspVersion) and its tokens. */
+    async authenticate(
+      deviceClass: string,
+      credential: CredentialValue,
+      qspVersion: string,
+      authOnly: boolean,
+      now = Date.now(),
+    ) {
+      const user = await checkCredentials(credential.username, credential.password);
+      if (authOnly) return { user };
+      const device = await admitDevice(user, deviceClass, credential, now);
+      const id = newSessionId();
+      const refresh = newRefreshToken(id);
+      const session: SessionRow = {
+        id,
+        account_number: user.accountNumber,
+        device_id: device.device_id,
+        device_class: device.device_class,
+        platform_user_id: user.platformUserId,
+        qsp_version: qspVersion,
+        refresh_hash: refresh.hash,
+        refresh_expires_at: now + config.REFRESH_TOKEN_TTL * 1000,
+        tier: null,
+        scope: null,
+        user_profile: null,
+        created_at: now,
+        last_used_at: now,
+        closed_at: null,
+      };
+      await sessions.insert(session);
+      return { user, tokens: await tokensFor(session, user, refresh.token, now) };
+    },
+
+    /**
+     * GET …/tokens and …/userInfo: the session's refresh token (as a bearer) for fresh tokens; the
+     * refresh token rotates, so each one works once. tier, scope and sessionUserProfile, when given,
+     * replace the session's and go into the access token.
+     */
+    async refresh(
+      deviceClass: string,
+      deviceId: string,
+      presented: string | undefined,
+      options: TokenOptions,
+      now = Date.now(),
+    ) {
+      if (!presented) {
+        throw commonErrors.CREDENTIALS_MISSING('The refresh token is required as Authorization: Bearer.', {
+          headers: { 'www-authenticate': 'Bearer realm="sintonia"' },
+        });
+      }
+      const parsed = parseRefreshToken(presented);
+      const session = parsed ? await sessions.find(parsed.sessionId) : undefined;
+      if (!parsed || !session || session.closed_at !== null) throw refused();
+      if (!sameHash(session.refresh_hash, parsed.hash)) throw refused();
+      if (session.device_class !== deviceClass || session.device_id !== deviceId) throw refused();
+      if (
+        session.refresh_expires_at <= now ||
+        now - session.last_used_at > config.SESSION_IDLE_TIMEOUT * 1000
+      ) {
+        await sessions.closeById(session.id, now);
+        throw refused();
+      }
+      const user = await users.findByPlatformUserId(session.platform_user_id);
+      if (!user) throw refused();
+      const next = newRefreshToken(session.id);
+      const changes = {
+        refresh_hash: next.hash,
+        refresh_expires_at: now + config.REFRESH_TOKEN_TTL * 1000,
+        last_used_at: now,
+        tier: options.tier ?? session.tier,
+        scope: options.scope ?? session.scope,
+        user_profile: options.sessionUserProfile ?? session.user_profile,
+      };
+      if (!(await sessions.rotate(session.id, session.refresh_hash, changes))) throw refused();
+      await devices.update(session.account_number, session.device_id, { last_seen_at: now });
+      const record = publicUser(user);
+      return { user: record, tokens: await tokensFor({ ...session, ...changes }, record, next.token, now) };
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { AccountRepository } from '../accounts/repository.ts';
+import { accountErrors } from '../errors.ts';
+import { hashPassword } from './passwords.ts';
+import { publicUser, type UserRecord, type UserRepository } from './repository.ts';
+import type { UserValue } from './schemas.ts';
+
+/** A loose e-mail check: one @, something on both sides, no spaces; at most 254 characters. */
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+/** Profile names: short words (they travel in tokens). */
+const PROFILE = /^[A-Za-z0-9._-]{1,24}$/;
+
+export class UserInputError extends Error {}
+
+export const toUserValue = (user: UserRecord): UserValue => ({
+  platformUserId: user.platformUserId,
+  accountNumber: user.accountNumber,
+  email: user.email,
+  userHash: user.userHash,
+  profiles: user.profiles,
+  subscriptions: user.subscriptions,
+});
+
+export function createUserService(accounts: AccountRepository, users: UserRepository) {
+  return {
+    /** Operators create users (CLI, demo data); the password is stored only as a scrypt hash. */
+    async create(
+      input: { accountNumber: string; email: string; password: string; profiles: string[] },
+      now = Date.now(),
+    ) {
+      const email = input.email.trim().toLowerCase();
+      if (!EMAIL.test(email)) throw new UserInputError('--email must be an e-mail address');
+      if (input.password.length < 8 || input.password.length > 1024) {
+        throw new UserInputError('--password must be 8 to 1024 characters');
+      }
+      const bad = input.profiles.find((profile) => !PROFILE.test(profile));
+      if (bad !== undefined)
+        throw new UserInputError(`profile "${bad}" must be 1-24 letters, digits, ".", "_" or "-"`);
+      const account = await accounts.find(input.accountNumber);
+      if (!account) throw new UserInputError(`no account ${input.accountNumber}`);
+      const platformUserId = `u-${randomBytes(12).toString('base64url')}`;
+      const inserted = await users.insert({
+        platform_user_id: platformUserId,
+        account_number: account.accountNumber,
+        email,
+        password_hash: await hashPassword(input.password),
+        profiles: JSON.stringify(input.profiles),
+        subscriptions: '[]',
+        created_at: now,
+      });
+      if (!inserted) throw new UserInputError(`account ${input.accountNumber} already has a user ${email}`);
+      const user: UserRecord = {
+        platformUserId,
+        accountNumber: account.accountNumber,
+        email,
+        userHash: account.userHash,
+        profiles: input.profiles,
+        subscriptions: [],
+        createdAt: now,
+      };
+      return toUserValue(user);
+    },
+
+    /** The oldest user with this e-mail; 404 USER_NOT_FOUND. */
+    async byEmail(email: string): Promise<UserValue> {
+      const [first] = await users.findByEmail(email);
+      if (!first) throw accountErrors.USER_NOT_FOUND();
+      return toUserValue(publicUser(first));
+    },
+
+    /** Every user with this e-mail (an e-mail is unique within one account only); maybe none. */
+    async allByEmail(email: string): Promise<UserValue[]> {
+      return (await users.findByEmail(email)).map((user) => toUserValue(publicUser(user)));
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

@@ -1,0 +1,94 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { accountServiceFor, userServiceFor } from '../../src/cli/client-api-commands.ts';
+import type { App } from '../../src/core/http/service-app.ts';
+import { createTestApp, type Env, type TestCore } from '../helpers/harness.ts';
+
+export const BASE = '/api/v1';
+export const PASSWORD = 'correct horse battery';
+
+export interface SignedIn {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+  userHash: string;
+  platformUserId: string;
+}
+
+export interface AccountsFixture {
+  app: App;
+  core: TestCore;
+  operatorKey: string;
+  close(): Promise<void>;
+  /** An account with one user (`<account>@example.test`, PASSWORD). */
+  account(accountNumber: string): Promise<{ accountNumber: string; email: string; userHash: string }>;
+  signIn(
+    email: string,
+    deviceId: string,
+    options?: { deviceClass?: string; qspVersion?: string; deviceName?: string },
+  ): Promise<SignedIn>;
+  call(
+    method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD',
+    path: string,
+    auth?: { token?: string; key?: string },
+    body?: unknown,
+  ): Promise<LightMyRequestResponse>;
+}
+
+export async function accountsFixture(env: Env = {}): Promise<AccountsFixture> {
+  const { app, core, close } = await createTestApp('client-api', env);
+  const operatorKey = (await core.apiKeys.create('backoffice', 'test operator')).key;
+  const fixture: AccountsFixture = {
+    app,
+    core,
+    operatorKey,
+    close,
+    async account(accountNumber) {
+      const account = await accountServiceFor(core).create(accountNumber);
+      const email = `${accountNumber}@example.test`;
+      await userServiceFor(core).create({ accountNumber, email, password: PASSWORD, profiles: ['adult'] });
+      return { accountNumber, email, userHash: account.userHash };
+    },
+    async signIn(email, deviceId, options = {}) {
+      const query = options.qspVersion ? `?qspVersion=${options.qspVersion}` : '';
+      const response = await app.inject({
+        method: 'POST',
+        url: `${BASE}/auth/${options.deviceClass ?? 'smarttv'}/users/authenticate${query}`,
+        payload: {
+          username: email,
+          password: PASSWORD,
+          deviceId,
+          ...(options.deviceName ? { deviceName: options.deviceName } : {}),
+        },
+      });
+      if (response.statusCode !== 200)
+        throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
+      const body = response.json();
+      return {
+        accessToken: body.tokens.accessToken,
+        refreshToken: body.tokens.refreshToken,
+        sessionId: body.tokens.sessionId,
+        userHash: body.user.userHash,
+        platformUserId: body.user.platformUserId,
+      };
+    },
+    call(method, path, auth = {}, body) {
+      const headers: Record<string, string> = {};
+      if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+      if (auth.key) headers['x-api-key'] = auth.key;
+      return app.inject({
+        method,
+        url: `${BASE}${path}`,
+        headers,
+        ...(body === undefined
+          ? {}
+          : { payload: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } }),
+      });
+    },
+  };
+  return fixture;
+}
+
+/** The `errors[].type` values of an error body. */
+export function errorTypes(response: LightMyRequestResponse): string[] {
+  return (response.json().errors as Array<{ type: string }>).map((error) => error.type);
+}

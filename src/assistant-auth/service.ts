@@ -30,4 +30,17 @@ export const assistantAuthService: ServiceDefinition = {
     if (isEmbedded(channel)) await channel.registerRoutes(app);
     await registerMonitoringRoutes(app, core);
   },
+  async seedDemo(core) {
+    // One web user with a (fictitious) phone number: what GET /users/assistant-id returns for these headers.
+    const demo = { channel: 'web', identity: 'demo-web-user', phoneNumber: '+34600000001' };
+    const { user } = await createUserService(core).findOrCreate(demo, 'channel');
+    return {
+      assistantUser: {
+        assistantId: user.assistantId,
+        assistantIdGlobal: user.assistantIdGlobal,
+        headers: { 'X-Channel': demo.channel, 'X-Channel-User-Id': demo.identity },
+        phoneNumber: demo.phoneNumber,
+      },
+    };
+  },
 };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { assistantAuthService } from '../../src/assistant-auth/service.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 
@@ -181,5 +182,18 @@ describe('assistant users', () => {
     assert.equal(ping.statusCode, 200);
     assert.equal(ping.json().status, 'ok');
     assert.equal(ping.json().service, 'assistant-auth');
+  });
+
+  it('seeds a demo user that GET /users/assistant-id finds with the printed headers', async () => {
+    const printed = (await assistantAuthService.seedDemo?.(core)) as {
+      assistantUser: { assistantId: string; headers: Record<string, string>; phoneNumber: string };
+    };
+    const response = await app.inject({
+      url: '/users/assistant-id',
+      headers: { 'x-api-key': gateway, ...printed.assistantUser.headers },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().assistantId, printed.assistantUser.assistantId);
+    assert.equal(response.json().hasPhoneNumber, true);
   });
 });

@@ -7,11 +7,11 @@ import { defineErrors } from '../core/errors.ts';
 export const contentErrors = defineErrors({
   BOOKMARK_NOT_FOUND: [404, 'No bookmark is stored for this user and content.'],
   BOOKMARK_TIME_IN_FUTURE: [400, 'The time of the position (at) is too far in the future.'],
-  USER_HASH_MISMATCH: [403, 'This token belongs to another user.'],
   RATING_USER_REQUIRED: [400, 'An operator must name the user (userId) whose rating this is.'],
+  DEVICE_MISMATCH: [403, 'This token belongs to another device.'],
   USER_MISMATCH: [403, 'This token belongs to another user.'],
   ACCOUNT_MISMATCH: [403, 'This token belongs to another account.'],
   USER_NOT_FOUND: [404, 'No such user.'],
-  OFFER_MALFORMED: [400, 'The offer must be {codPersona};{codOferta}.'],
+  HOMEZONE_NOT_SUBSCRIBED: [404, 'The account holds no home-zone subscription.'],
   REGISTRATION_RATE_LIMITED: [429, 'Too many registration requests; retry later.'],
 });

@@ -55,7 +55,7 @@ export const adBreakSchema = Type.Object(
     }),
     maxAds: Type.Integer({ minimum: 1, maximum: 10, description: 'Most ads in the break.' }),
   },
-  { $id: 'AdBreak', xml: { name: 'AdBreak' } },
+  { xml: { name: 'AdBreak' } },
 );
 
 export const adInfoSchema = Type.Object(
@@ -75,7 +75,6 @@ export const adInfoSchema = Type.Object(
     ),
   },
   {
-    $id: 'AdInfo',
     xml: { name: 'AdInfo' },
     description: 'Where ads go in a content item and where they come from.',
   },

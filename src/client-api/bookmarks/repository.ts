@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
 
@@ -55,9 +56,12 @@ function sqliteRepository(
   connection: NonNullable<Database['sqlite']>,
   fallback: BookmarkRepository,
 ): BookmarkRepository {
-  const select = connection.prepare<[string, number, string | null, string | null], BookmarkRow>(
-    `select ${columns} from bookmarks where user_hash = ? and content_id = ?
-       and (?3 is null or account_number = ?3) and (?4 is null or version = ?4)`,
+  const select = connection.prepare<
+    [{ userHash: string; contentId: number; accountNumber: string | null; version: string | null }],
+    BookmarkRow
+  >(
+    `select ${columns} from bookmarks where user_hash = @userHash and content_id = @contentId
+       and (@accountNumber is null or account_number = @accountNumber) and (@version is null or version = @version)`,
   );
   const upsert = connection.prepare<BookmarkRow, BookmarkRow>(
     `insert into bookmarks (${columns})
@@ -72,12 +76,12 @@ function sqliteRepository(
   return {
     async find(filter) {
       if (connection.inTransaction) return fallback.find(filter);
-      return select.get(
-        filter.userHash,
-        filter.contentId,
-        filter.accountNumber ?? null,
-        filter.version ?? null,
-      );
+      return select.get({
+        userHash: filter.userHash,
+        contentId: filter.contentId,
+        accountNumber: filter.accountNumber ?? null,
+        version: filter.version ?? null,
+      });
     },
     async saveUnlessStale(row) {
       if (connection.inTransaction) return fallback.saveUnlessStale(row);

@@ -57,7 +57,7 @@ export const bookmarkSchema = Type.Object(
       }),
     ),
   },
-  { $id: 'Bookmark', xml: { name: 'Bookmark' }, description: 'Last playback position of a content item.' },
+  { xml: { name: 'Bookmark' }, description: 'Last playback position of a content item.' },
 );
 
 export type Bookmark = Static<typeof bookmarkSchema>;

@@ -22,10 +22,27 @@ export interface BookmarkService {
   save(save: BookmarkSave): Promise<Bookmark>;
 }
 
+/** A device is marked playing at most this often: `playing` has a 60 s window, so 5 s is precise enough. */
+const MARK_RESOLUTION_MS = 5_000;
+const MARKS_KEPT = 10_000;
+
+export type MarkPlaying = (accountNumber: string, deviceId: string, at: number) => Promise<void>;
+
 export function createBookmarkService(
   repository: BookmarkRepository,
+  markPlaying: MarkPlaying,
   now: () => number = Date.now,
 ): BookmarkService {
+  // In-process and short-lived (MARK_RESOLUTION_MS): spares the devices table a write per save.
+  const lastMarked = new Map<string, number>();
+  async function mark(accountNumber: string, deviceId: string, at: number) {
+    const key = `${accountNumber}\u0000${deviceId}`;
+    const previous = lastMarked.get(key);
+    if (previous !== undefined && at - previous < MARK_RESOLUTION_MS) return;
+    if (lastMarked.size >= MARKS_KEPT) lastMarked.clear();
+    lastMarked.set(key, at);
+    await markPlaying(accountNumber, deviceId, at);
+  }
   return {
     async read(filter) {
       const row = await repository.find(filter);
@@ -51,7 +68,10 @@ export function createBookmarkService(
         updated_at: time,
       };
       const written = await repository.saveUnlessStale(row);
-      if (written) return { ...toBookmark(written), applied: true };
+      if (written) {
+        if (save.accountNumber !== null) await mark(save.accountNumber, save.deviceId, time);
+        return { ...toBookmark(written), applied: true };
+      }
       // The stored bookmark is newer: answer it, so the device can resume from the newer position.
       const stored = await repository.find({ userHash: save.userHash, contentId: save.contentId });
       if (!stored) throw new Error('bookmark vanished between a refused upsert and its read');

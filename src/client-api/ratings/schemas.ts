@@ -36,7 +36,7 @@ export const ratingSchema = Type.Object(
     average: Type.Number({ description: 'Average rating of the content over all users.' }),
     count: Type.Integer({ description: 'Number of users who rated the content.' }),
   },
-  { $id: 'Rating', xml: { name: 'Rating' }, description: "A user's rating and the content's totals." },
+  { xml: { name: 'Rating' }, description: "A user's rating and the content's totals." },
 );
 
 export type Rating = Static<typeof ratingSchema>;

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { CoreTables } from '../../core/db/tables.ts';
 import type { MailTables } from '../mail/outbox.ts';
 

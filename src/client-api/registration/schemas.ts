@@ -25,8 +25,6 @@ export const registrationRequestSchema = Type.Object(
     ),
   },
   {
-    $id: 'RegistrationRequest',
-    xml: { name: 'RegistrationRequest' },
     additionalProperties: false,
     description: 'Asks for a registration e-mail (operation CORREO).',
   },
@@ -37,7 +35,7 @@ export const registrationAcceptedSchema = Type.Object(
     requestId: Type.String({ description: 'Reference of the request; the e-mail quotes it.' }),
     status: Type.Literal('queued', { description: 'The e-mail is in the durable outbox.' }),
   },
-  { $id: 'RegistrationAccepted', xml: { name: 'RegistrationAccepted' } },
+  { xml: { name: 'RegistrationAccepted' } },
 );
 
 export type RegistrationRequest = Static<typeof registrationRequestSchema>;

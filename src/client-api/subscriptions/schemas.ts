@@ -26,7 +26,6 @@ export const subscriptionSchema = Type.Object(
     enabledAt: Type.String({ format: 'date-time' }),
   },
   {
-    $id: 'Subscription',
     xml: { name: 'Subscription' },
     description: 'A subscription of a user to an offer.',
   },

@@ -78,7 +78,14 @@ export function serviceOptions(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true },
+      // `xml` is the Swagger 2 XML object the media-type codecs read; ajv only needs to tolerate it.
+      customOptions: {
+        allErrors: true,
+        coerceTypes: 'array',
+        removeAdditional: false,
+        useDefaults: true,
+        keywords: ['xml'],
+      },
       // ajv-formats' default export is the plugin; its CJS typing does not line up with Fastify's.
       plugins: [ajvFormats as unknown as never],
     },

@@ -52,6 +52,33 @@ export function toProblem(error: unknown): { problem: ProblemError; unexpected: 
   return { problem: commonErrors.INTERNAL_ERROR(), unexpected: true };
 }
 
+export interface ProblemTranslation {
+  problem: ProblemError;
+  /** An unexpected fault: logged with its stack at error level; its details never reach the client. */
+  unexpected: boolean;
+}
+
+/** A service's own translation of what was thrown; undefined passes the error to the next one. */
+export type ErrorManager = (error: unknown) => ProblemTranslation | undefined;
+
+const errorManagers = new WeakMap<FastifyInstance, ErrorManager[]>();
+
+/**
+ * Lets a service translate errors its own way (area C's error managers) before the family default;
+ * the first manager that answers wins. Call with the app given to the service's `register`.
+ */
+export function addErrorManagers(app: FastifyInstance, ...managers: ErrorManager[]): void {
+  errorManagers.set(app, [...(errorManagers.get(app) ?? []), ...managers]);
+}
+
+function translate(app: FastifyInstance, error: unknown): ProblemTranslation {
+  for (const manager of errorManagers.get(app) ?? []) {
+    const translation = manager(error);
+    if (translation) return translation;
+  }
+  return toProblem(error);
+}
+
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
   return reply.code(problem.status).headers(problem.headers).send(problem.toBody());
 }
@@ -59,7 +86,7 @@ export function sendProblem(reply: FastifyReply, problem: ProblemError): Fastify
 /** The one error handler and not-found handler of every service of the family. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { problem, unexpected } = toProblem(error);
+    const { problem, unexpected } = translate(app, error);
     if (unexpected) request.log.error({ err: error }, 'unexpected error');
     else if (problem.status >= 500) request.log.warn({ err: error }, problem.message);
     return sendProblem(reply, problem);

@@ -1,0 +1,60 @@
+import { AgentNotFoundException } from './exceptions.ts';
+
+/** One turn of a conversation, as an agent receives it. */
+export interface AgentTurn {
+  input: string;
+  conversationId?: string;
+  /** Aborted when the caller goes away: pass it to every call the agent makes. */
+  signal: AbortSignal;
+}
+
+export interface AgentAnswer {
+  output: string;
+  /** The model that answered, when there is one. */
+  model?: string;
+}
+
+/**
+ * What every agent implements. Agents raise the exceptions of `exceptions.ts`; `stream` is optional
+ * (without it the server streams the whole answer as one chunk).
+ */
+export interface Agent {
+  readonly name: string;
+  readonly description: string;
+  /** False when the agent cannot answer as configured: it is still listed, and calls answer 400. */
+  configured(): boolean;
+  invoke(turn: AgentTurn): Promise<AgentAnswer>;
+  stream?(turn: AgentTurn): AsyncIterable<string>;
+}
+
+export interface AgentRegistry {
+  list(): Agent[];
+  /** Throws AgentNotFoundException (404) for an unknown name. */
+  get(name: string): Agent;
+}
+
+/** The agents, registered by name; a duplicate name is a programming error. */
+export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
+  const byName = new Map<string, Agent>();
+  for (const agent of agents) {
+    if (byName.has(agent.name)) throw new Error(`two agents are named ${agent.name}`);
+    byName.set(agent.name, agent);
+  }
+  return {
+    list: () => [...byName.values()],
+    get(name) {
+      const agent = byName.get(name);
+      if (!agent) throw new AgentNotFoundException(`No agent is named ${name}.`);
+      return agent;
+    },
+  };
+}
+
+/** The agent's answer as chunks of text: its own stream, or its whole answer as one chunk. */
+export async function* agentChunks(agent: Agent, turn: AgentTurn): AsyncGenerator<string> {
+  if (agent.stream) {
+    yield* agent.stream(turn);
+    return;
+  }
+  yield (await agent.invoke(turn)).output;
+}

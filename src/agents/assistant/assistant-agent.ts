@@ -1,0 +1,130 @@
+import type { Agent, AgentTurn } from '../agent.ts';
+import { AgentValidationException } from '../exceptions.ts';
+
+/** Facts of this deployment the answers quote, so they stay true when the operator changes them. */
+export interface AssistantFacts {
+  maxDevicesPerAccount: number;
+  deviceDeleteCooldownSeconds: number;
+}
+
+type Language = 'es' | 'en';
+
+interface Intent {
+  name: string;
+  pattern: RegExp;
+  answer(language: Language, facts: AssistantFacts): string;
+}
+
+const SPANISH =
+  /[¿¡ñáéíóú]|\b(hola|buenas|qu[eé]|como|c[oó]mo|puedo|quiero|mis?|grabar|ayuda|gracias|dispositivos?|tele|programaci[oó]n|echan|adi[oó]s)\b/i;
+
+function hours(seconds: number): string {
+  return String(Math.round((seconds / 3600) * 10) / 10);
+}
+
+/** Checked top to bottom; the first match answers (a greeting only when nothing more was asked). */
+const intents: Intent[] = [
+  {
+    name: 'guide',
+    pattern:
+      /(qu[eé] (echan|hay|ponen|dan)|programaci[oó]n|gu[ií]a|parrilla|what'?s on|tv guide|schedule|tonight|on tv)/i,
+    answer: (language) =>
+      language === 'es'
+        ? 'Para ver qué hay ahora, pulsa GUÍA en el mando o abre «Programación» en la app: verás cada canal con lo que emite ahora y a continuación. Desde la ficha de un programa puedes grabarlo o pedir un recordatorio.'
+        : "To see what's on, press GUIDE on the remote or open 'TV guide' in the app: each channel shows what is on now and next. From a programme's page you can record it or set a reminder.",
+  },
+  {
+    name: 'recordings',
+    pattern: /(grab(ar|aci[oó]n|aciones|a)|record(ing|ings)?|npvr|cloud dvr)/i,
+    answer: (language) =>
+      language === 'es'
+        ? 'Para grabar, abre la ficha del programa en la guía y pulsa «Grabar»; para una serie, «Grabar serie». Tus grabaciones están en «Mis grabaciones», en cualquier dispositivo de tu cuenta.'
+        : "To record, open the programme in the guide and choose 'Record', or 'Record series' for every episode. Your recordings are under 'My recordings', on any device of your account.",
+  },
+  {
+    name: 'devices',
+    pattern:
+      /(dispositivos?|decodificador|deco\b|device|set-?top|players?\b|too many|m[aá]ximo|register|remove|desvincular|dar de baja)/i,
+    answer: (language, facts) =>
+      language === 'es'
+        ? `Tu cuenta admite hasta ${facts.maxDevicesPerAccount} dispositivos activos. Un dispositivo se registra al iniciar sesión en él; puedes desactivarlo, renombrarlo o eliminarlo en «Mi cuenta › Dispositivos». Un dispositivo recién activado no se puede eliminar hasta pasadas ${hours(facts.deviceDeleteCooldownSeconds)} horas.`
+        : `Your account can hold up to ${facts.maxDevicesPerAccount} enabled devices. A device is registered when you sign in on it; you can disable, rename or remove it under 'My account › Devices'. A newly activated device cannot be removed for ${hours(facts.deviceDeleteCooldownSeconds)} hours.`,
+  },
+  {
+    name: 'resume',
+    pattern: /(seguir viendo|continuar|donde lo dej[eé]|resume|continue watching|where i left)/i,
+    answer: (language) =>
+      language === 'es'
+        ? 'Sintonia guarda por dónde vas en cada contenido: abre «Seguir viendo» en cualquier dispositivo de tu cuenta y continúa desde ese punto.'
+        : "Sintonia remembers where you stopped in each title: open 'Continue watching' on any device of your account to pick up from there.",
+  },
+  {
+    name: 'help',
+    pattern: /(ayuda|qu[eé] puedes hacer|help|what can you do)/i,
+    answer: (language) =>
+      language === 'es'
+        ? 'Puedo contarte cómo ver la programación, grabar programas, seguir viendo donde lo dejaste y gestionar tus dispositivos. Pregúntame, por ejemplo: «¿Cómo grabo una serie?».'
+        : "I can explain how to check what's on, record programmes, continue watching and manage your devices. Try: 'How do I record a series?'",
+  },
+  {
+    name: 'thanks',
+    pattern: /(gracias|thanks|thank you)/i,
+    answer: (language) =>
+      language === 'es'
+        ? '¡De nada! ¿Algo más en lo que pueda ayudarte?'
+        : "You're welcome! Anything else I can help with?",
+  },
+  {
+    name: 'goodbye',
+    pattern: /(adi[oó]s|hasta luego|\bbye\b|goodbye)/i,
+    answer: (language) => (language === 'es' ? '¡Hasta pronto!' : 'Goodbye!'),
+  },
+  {
+    name: 'greeting',
+    pattern:
+      /^\s*(hola|buenas|buenos d[ií]as|buenas (tardes|noches)|hello|hi|hey|good (morning|afternoon|evening))\b/i,
+    answer: (language) =>
+      language === 'es'
+        ? '¡Hola! Soy el asistente de Sintonia. Puedo ayudarte con la programación, tus grabaciones y tus dispositivos. ¿Qué necesitas?'
+        : "Hello! I'm the Sintonia assistant. I can help with what's on, your recordings and your devices. What do you need?",
+  },
+];
+
+function fallback(language: Language): string {
+  return language === 'es'
+    ? 'No estoy seguro de haberte entendido. Puedo ayudarte con la programación, las grabaciones, seguir viendo y tus dispositivos.'
+    : "I'm not sure I understood. I can help with what's on, recordings, continue watching and your devices.";
+}
+
+/** The answer and the intent that produced it (`fallback` when none matched). */
+export function answerFor(input: string, facts: AssistantFacts): { intent: string; output: string } {
+  const language: Language = SPANISH.test(input) ? 'es' : 'en';
+  const intent = intents.find((candidate) => candidate.pattern.test(input));
+  return intent
+    ? { intent: intent.name, output: intent.answer(language, facts) }
+    : { intent: 'fallback', output: fallback(language) };
+}
+
+/** The embedded default: rule-based, no network, answers in Spanish or English. */
+export function createAssistantAgent(facts: AssistantFacts): Agent {
+  function answer(turn: AgentTurn): string {
+    if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
+    return answerFor(turn.input, facts).output;
+  }
+  return {
+    name: 'assistant',
+    description:
+      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English. Needs no network.',
+    configured: () => true,
+    async invoke(turn) {
+      return { output: answer(turn) };
+    },
+    async *stream(turn) {
+      // Word by word, so clients render it as it comes, like a model's stream.
+      for (const word of answer(turn).match(/\S+\s*/g) ?? []) {
+        turn.signal.throwIfAborted();
+        yield word;
+      }
+    },
+  };
+}

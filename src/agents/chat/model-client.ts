@@ -1,0 +1,191 @@
+import { AgentExternalServiceException, AgentModelError, AgentRateLimitError } from '../exceptions.ts';
+import { readServerSentData } from './sse-reader.ts';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelClientOptions {
+  /** OpenAI-compatible base URL, e.g. https://api.openai.com/v1. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Invoke: time to the whole answer. Stream: time to the first byte and longest silence after. */
+  timeoutMs: number;
+}
+
+export interface ModelClient {
+  /** Names the upstream in error messages (`Service: <host>`). */
+  readonly serviceName: string;
+  complete(messages: ChatMessage[], signal: AbortSignal): Promise<{ content: string; model: string }>;
+  stream(messages: ChatMessage[], signal: AbortSignal): AsyncGenerator<string>;
+}
+
+interface UpstreamError {
+  error?: { code?: unknown; type?: unknown };
+}
+
+interface Completion {
+  model?: unknown;
+  choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown } }>;
+  error?: UpstreamError['error'];
+}
+
+/** A timer that aborts the call when the upstream stays silent too long; re-armed on every chunk. */
+function silenceTimer(timeoutMs: number) {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(new Error('model timeout')), timeoutMs);
+  };
+  arm();
+  return { signal: controller.signal, arm, stop: () => clearTimeout(timer) };
+}
+
+/** Seconds to wait, from `retry-after-ms` (preferred, as OpenAI sends it) or `retry-after`. */
+export function retryAfterFrom(headers: Headers, now = Date.now()): string {
+  const milliseconds = Number(headers.get('retry-after-ms'));
+  if (headers.has('retry-after-ms') && Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return String(Math.max(1, Math.ceil(milliseconds / 1000)));
+  }
+  const value = headers.get('retry-after')?.trim();
+  if (value && /^\d+$/.test(value)) return value;
+  const date = value ? Date.parse(value) : Number.NaN;
+  if (Number.isFinite(date)) return String(Math.max(1, Math.ceil((date - now) / 1000)));
+  return '1';
+}
+
+function upstreamCode(body: UpstreamError | undefined): string | undefined {
+  const code = body?.error?.code ?? body?.error?.type;
+  return typeof code === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(code) ? code : undefined;
+}
+
+/** The OpenAI-compatible chat-completions client of the chat agent, over fetch. */
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const serviceName = new URL(options.baseUrl).host;
+
+  /** Maps what went wrong to SPEC's exceptions; a caller that went away gets its own abort reason back. */
+  function failure(error: unknown, caller: AbortSignal, silence: AbortSignal, stage: string): unknown {
+    if (caller.aborted) return caller.reason;
+    if (error instanceof AgentExternalServiceException) return error;
+    if (silence.aborted) {
+      return new AgentExternalServiceException(
+        `The model endpoint did not answer within ${options.timeoutMs} ms.`,
+        { service_name: serviceName, cause: error },
+      );
+    }
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    return new AgentExternalServiceException(`The model endpoint ${stage}.`, {
+      service_error_code: typeof code === 'string' ? code : undefined,
+      service_name: serviceName,
+      cause: error,
+    });
+  }
+
+  async function rejection(response: Response, signal: AbortSignal): Promise<Error> {
+    const text = await response.text().catch(() => '');
+    let body: UpstreamError | undefined;
+    try {
+      body = JSON.parse(text) as UpstreamError;
+    } catch {
+      body = undefined;
+    }
+    const code = upstreamCode(body);
+    // Kept for the log only; the upstream's words never reach our client.
+    const cause = new Error(`${serviceName} ${response.status}: ${text.slice(0, 500)}`);
+    if (signal.aborted) return cause;
+    if (response.status === 429 && code !== 'insufficient_quota') {
+      return new AgentRateLimitError('The model endpoint is rate limiting requests.', {
+        retry_after: retryAfterFrom(response.headers),
+        service_error_code: code,
+        service_name: serviceName,
+        cause,
+      });
+    }
+    return new AgentModelError(`The model endpoint answered ${response.status}.`, {
+      service_error_code: code ?? `http_${response.status}`,
+      service_name: serviceName,
+      cause,
+    });
+  }
+
+  async function post(messages: ChatMessage[], stream: boolean, caller: AbortSignal, silence: AbortSignal) {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: options.model, messages, stream }),
+        signal: AbortSignal.any([caller, silence]),
+      });
+    } catch (error) {
+      throw failure(error, caller, silence, 'could not be reached');
+    }
+    if (!response.ok) throw await rejection(response, caller);
+    return response;
+  }
+
+  function malformed(detail: string): AgentModelError {
+    return new AgentModelError(`The model endpoint answered with ${detail}.`, {
+      service_error_code: 'invalid_response',
+      service_name: serviceName,
+    });
+  }
+
+  return {
+    serviceName,
+    async complete(messages, signal) {
+      const silence = silenceTimer(options.timeoutMs);
+      try {
+        const response = await post(messages, false, signal, silence.signal);
+        let completion: Completion;
+        try {
+          completion = (await response.json()) as Completion;
+        } catch (error) {
+          if (signal.aborted || silence.signal.aborted)
+            throw failure(error, signal, silence.signal, 'broke off its answer');
+          throw malformed('a body that is not JSON');
+        }
+        const content = completion.choices?.[0]?.message?.content;
+        if (typeof content !== 'string') throw malformed('no message content');
+        return { content, model: typeof completion.model === 'string' ? completion.model : options.model };
+      } finally {
+        silence.stop();
+      }
+    },
+    async *stream(messages, signal) {
+      const silence = silenceTimer(options.timeoutMs);
+      try {
+        const response = await post(messages, true, signal, silence.signal);
+        if (!response.body) throw malformed('an empty body');
+        try {
+          for await (const data of readServerSentData(response.body)) {
+            silence.arm();
+            if (data === '[DONE]') return;
+            const chunk = JSON.parse(data) as Completion;
+            if (chunk.error) {
+              throw new AgentModelError('The model endpoint failed while answering.', {
+                service_error_code: upstreamCode(chunk),
+                service_name: serviceName,
+              });
+            }
+            const content = chunk.choices?.[0]?.delta?.content;
+            if (typeof content === 'string' && content.length > 0) yield content;
+          }
+        } catch (error) {
+          if (error instanceof SyntaxError) throw malformed('an event that is not JSON');
+          throw failure(error, signal, silence.signal, 'broke off its answer');
+        }
+      } finally {
+        silence.stop();
+      }
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorBody } from '../core/errors.ts';
+import { translateAgentError } from './error-managers.ts';
+
+/** One Server-Sent Event; data is JSON on one line. */
+export function serverSentEvent(event: 'chunk' | 'done' | 'error', data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * An AbortSignal that fires when the client goes away before its answer is complete, so the agent's
+ * work (and the model call under it) stops with it.
+ */
+export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
+  });
+  return controller.signal;
+}
+
+/**
+ * The events of a stream whose first chunk is already in hand: chunks, then `done`; a failure becomes an
+ * `error` event with the same body the error handler would send (and the same logging).
+ */
+export async function* streamEvents(
+  request: FastifyRequest,
+  signal: AbortSignal,
+  first: IteratorResult<string>,
+  rest: AsyncIterator<string>,
+  done: (output: string) => unknown,
+): AsyncGenerator<string> {
+  let output = '';
+  try {
+    let next = first;
+    while (!next.done) {
+      output += next.value;
+      yield serverSentEvent('chunk', { text: next.value });
+      next = await rest.next();
+    }
+    yield serverSentEvent('done', done(output));
+  } catch (error) {
+    if (signal.aborted) {
+      request.log.info('client went away; agent stream cancelled');
+      return;
+    }
+    const { problem, unexpected } = translateAgentError(error);
+    if (unexpected) request.log.error({ err: error }, 'unexpected error in agent stream');
+    else request.log.warn({ err: error }, problem.message);
+    const body: ErrorBody = problem.toBody();
+    yield serverSentEvent('error', body);
+  } finally {
+    await rest.return?.();
+  }
+}

@@ -14,6 +14,7 @@ import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
 import { commonErrors, errorBodySchema } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
+import { registerDocs } from './docs.ts';
 import { installErrorHandling, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiDefinition, registerOpenApi, serveOpenApiDocument } from './openapi.ts';
@@ -168,6 +169,9 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   );
 
   await service.register(app, core);
-  if (service.openapi) serveOpenApiDocument(app, service.openapi);
+  if (service.openapi) {
+    serveOpenApiDocument(app, service.openapi);
+    await registerDocs(app, service.name);
+  }
   return app;
 }

@@ -80,6 +80,10 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
         BasicAuth: { type: 'basic', description: 'A user e-mail and password.' },
       },
     },
+    transformObject: (documentObject) =>
+      'swaggerObject' in documentObject
+        ? tidyDocument(documentObject.swaggerObject)
+        : documentObject.openapiObject,
     transform: ({ schema, url, route }) => {
       const inside = prefix === '' || url === prefix || url.startsWith(`${prefix}/`);
       const hidden = !inside || Boolean(schema?.hide);
@@ -89,4 +93,52 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
       };
     },
   };
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const ERROR_REF = { $ref: '#/definitions/Error' };
+
+/** The family's error body, wherever @fastify/swagger inlined it. */
+const isErrorBody = (schema: unknown): boolean =>
+  isObject(schema) && isObject(schema.xml) && schema.xml.name === 'Error' && isObject(schema.properties);
+
+/** Drops the `$id`s TypeBox and ajv leave in inlined schemas (not Swagger 2 keywords). */
+function withoutIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutIds);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== '$id')
+      .map(([key, inner]) => [key, withoutIds(inner)]),
+  );
+}
+
+/**
+ * Every error response refers to the one `Error` definition (whose items refer to `ErrorItem`); query
+ * parameters with a default are optional (ajv fills the default); no stray `$id`.
+ */
+function tidyDocument<T>(document: T): T {
+  const tidy = withoutIds(document) as Json;
+  const definitions = isObject(tidy.definitions) ? tidy.definitions : {};
+  const error = definitions.Error;
+  if (isObject(error) && isObject(error.properties) && isObject(error.properties.errors)) {
+    error.properties.errors.items = { $ref: '#/definitions/ErrorItem' };
+  }
+  for (const operations of Object.values(isObject(tidy.paths) ? tidy.paths : {})) {
+    for (const operationObject of Object.values(isObject(operations) ? operations : {})) {
+      if (!isObject(operationObject)) continue;
+      for (const response of Object.values(
+        isObject(operationObject.responses) ? operationObject.responses : {},
+      )) {
+        if (isObject(response) && isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
+      }
+      for (const parameter of Array.isArray(operationObject.parameters) ? operationObject.parameters : []) {
+        if (isObject(parameter) && parameter.in === 'query' && parameter.default !== undefined)
+          parameter.required = false;
+      }
+    }
+  }
+  return tidy as T;
 }

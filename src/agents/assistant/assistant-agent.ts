@@ -35,7 +35,7 @@ const intents: Intent[] = [
   },
   {
     name: 'recordings',
-    pattern: /(grab(ar|aci[oó]n|aciones|a)|record(ing|ings)?|npvr|cloud dvr)/i,
+    pattern: /(\bgrab[a-záéíóú]*|record(ing|ings)?|npvr|cloud dvr)/i,
     answer: (language) =>
       language === 'es'
         ? 'Para grabar, abre la ficha del programa en la guía y pulsa «Grabar»; para una serie, «Grabar serie». Tus grabaciones están en «Mis grabaciones», en cualquier dispositivo de tu cuenta.'

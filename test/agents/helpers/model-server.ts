@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ModelRequest {
+  headers: IncomingMessage['headers'];
+  body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: string }> };
+}
+
+export type ModelHandler = (request: ModelRequest, response: ServerResponse) => void;
+
+/**
+ * An OpenAI-compatible chat-completions server on loopback, answering with whatever the test says.
+ * It records each request, and when the client side of each request closed early.
+ */
+export interface ModelServer {
+  baseUrl: string;
+  host: string;
+  requests: ModelRequest[];
+  /** Resolves when a request's connection closes before its response finished. */
+  nextAbort(): Promise<void>;
+  /** Resolves when the next request arrives. */
+  nextRequest(): Promise<ModelRequest>;
+  handle(handler: ModelHandler): void;
+  close(): Promise<void>;
+}
+
+export async function startModelServer(): Promise<ModelServer> {
+  let handler: ModelHandler = (_request, response) => response.writeHead(500).end();
+  const requests: ModelRequest[] = [];
+  const abortWaiters: Array<() => void> = [];
+  const requestWaiters: Array<(request: ModelRequest) => void> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request: ModelRequest = {
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString()),
+      };
+      requests.push(request);
+      res.on('close', () => {
+        if (!res.writableFinished) for (const resolve of abortWaiters.splice(0)) resolve();
+      });
+      for (const resolve of requestWaiters.splice(0)) resolve(request);
+      handler(request, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    host: `127.0.0.1:${port}`,
+    requests,
+    nextAbort: () => new Promise((resolve) => abortWaiters.push(resolve)),
+    nextRequest: () => new Promise((resolve) => requestWaiters.push(resolve)),
+    handle(next) {
+      handler = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A chat-completions answer of the given text. */
+export function completion(content: string): string {
+  return JSON.stringify({
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    model: 'test-model-2026',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  });
+}
+
+/** One streamed chunk of a chat completion, as an SSE event. */
+export function streamChunk(content: string): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+}

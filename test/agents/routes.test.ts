@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Agent, createAgentRegistry } from '../../src/agents/agent.ts';
+import { agentErrorManagers } from '../../src/agents/error-managers.ts';
+import { AgentExecutionException } from '../../src/agents/exceptions.ts';
+import { registerAgentRoutes } from '../../src/agents/routes.ts';
+import { addErrorManagers } from '../../src/core/http/error-handler.ts';
+import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
+import { createTestApp, createTestCore, type TestCore } from '../helpers/harness.ts';
+import { parseEvents } from './helpers/sse.ts';
+
+describe('agents routes', () => {
+  let app: App;
+  let close: () => Promise<void>;
+  let headers: Record<string, string>;
+  before(async () => {
+    const test = await createTestApp('agents');
+    app = test.app;
+    close = test.close;
+    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'agents-test')).key };
+  });
+  after(() => close());
+
+  it('lists the agents, the unconfigured chat agent included', async () => {
+    const response = await app.inject({ method: 'GET', url: '/agents', headers });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(
+      response
+        .json()
+        .agents.map((agent: { name: string; configured: boolean; streaming: boolean }) => [
+          agent.name,
+          agent.configured,
+          agent.streaming,
+        ]),
+      [
+        ['assistant', true, true],
+        ['chat', false, true],
+      ],
+    );
+  });
+
+  it('reads one agent', async () => {
+    const response = await app.inject({ method: 'GET', url: '/agents/assistant', headers });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().name, 'assistant');
+    assert.equal(response.json().configured, true);
+  });
+
+  it('answers an unknown agent with 404 AGENT_NOT_FOUND, on every route', async () => {
+    for (const [method, url] of [
+      ['GET', '/agents/ghost'],
+      ['POST', '/agents/ghost/invoke'],
+      ['POST', '/agents/ghost/stream'],
+    ] as const) {
+      const response = await app.inject({
+        method,
+        url,
+        headers,
+        payload: method === 'POST' ? { input: 'hi' } : undefined,
+      });
+      assert.equal(response.statusCode, 404, url);
+      assert.deepEqual(response.json(), {
+        code: 'NOT_FOUND',
+        message: 'No agent is named ghost.',
+        errors: [{ type: 'AGENT_NOT_FOUND', message: 'No agent is named ghost.' }],
+      });
+    }
+  });
+
+  it('rejects a malformed agent name with 400 VALIDATION_ERROR', async () => {
+    const response = await app.inject({ method: 'GET', url: '/agents/bad%20name', headers });
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json().errors[0].type, 'VALIDATION_ERROR');
+    assert.match(response.json().errors[0].message, /^params\/name/);
+  });
+
+  it('invokes the assistant: JSON in, JSON out, conversationId echoed', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers,
+      payload: { input: '¿Cómo grabo una serie?', conversationId: 'conv-1' },
+    });
+    assert.equal(response.statusCode, 200);
+    const body = response.json();
+    assert.equal(body.agent, 'assistant');
+    assert.equal(body.conversationId, 'conv-1');
+    assert.match(body.output, /Grabar serie/);
+  });
+
+  it('lists both bad fields of an invoke body', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers,
+      payload: { input: '', conversationId: 'not a valid id!' },
+    });
+    assert.equal(response.statusCode, 400);
+    const body = response.json();
+    assert.equal(body.code, 'BAD_REQUEST');
+    assert.equal(body.errors.length, 2);
+    assert.deepEqual(
+      body.errors.map((item: { type: string; message: string }) => [item.type, item.message.split(' ')[0]]),
+      [
+        ['VALIDATION_ERROR', 'body/input'],
+        ['VALIDATION_ERROR', 'body/conversationId'],
+      ],
+    );
+  });
+
+  it('lists a missing input and a wrong type together', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers,
+      payload: { conversationId: { nested: true } },
+    });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(
+      response.json().errors.map((item: { message: string }) => item.message.split(' ')[0]),
+      ['body/input', 'body/conversationId'],
+    );
+  });
+
+  it('answers a whitespace-only input with 400 AGENT_VALIDATION_ERROR from the agent', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers,
+      payload: { input: '   ' },
+    });
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.json().errors[0].type, 'AGENT_VALIDATION_ERROR');
+  });
+
+  it('answers the chat agent without MODEL_BASE_URL with 400 AGENT_CONFIG_ERROR saying what to set', async () => {
+    for (const url of ['/agents/chat/invoke', '/agents/chat/stream']) {
+      const response = await app.inject({ method: 'POST', url, headers, payload: { input: 'hi' } });
+      assert.equal(response.statusCode, 400, url);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assert.equal(response.json().errors[0].type, 'AGENT_CONFIG_ERROR');
+      assert.match(response.json().message, /MODEL_BASE_URL/);
+    }
+  });
+
+  it('streams the assistant as chunk events then a done event', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/stream',
+      headers: { ...headers, 'x-request-id': 'sse-1' },
+      payload: { input: 'hello', conversationId: 'c-9' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^text\/event-stream/);
+    assert.equal(response.headers['cache-control'], 'no-cache, no-transform');
+    assert.equal(response.headers['x-request-id'], 'sse-1');
+    const events = parseEvents(response.body);
+    const chunks = events.filter((event) => event.event === 'chunk');
+    assert.ok(chunks.length > 3);
+    const last = events.at(-1);
+    assert.equal(last?.event, 'done');
+    const done = last?.data as { agent: string; output: string; conversationId: string };
+    assert.equal(done.agent, 'assistant');
+    assert.equal(done.conversationId, 'c-9');
+    assert.equal(done.output, chunks.map((chunk) => (chunk.data as { text: string }).text).join(''));
+    assert.match(done.output, /^Hello!/);
+  });
+});
+
+describe('agents routes with agents that misbehave', () => {
+  let core: TestCore;
+  let app: App;
+  let headers: Record<string, string>;
+  const liar: Agent = {
+    name: 'liar',
+    description: 'Answers something that is not text.',
+    configured: () => true,
+    invoke: async () => ({ output: 42 as unknown as string }),
+  };
+  const plain: Agent = {
+    name: 'plain',
+    description: 'Answers in one piece.',
+    configured: () => true,
+    invoke: async () => ({ output: 'The whole answer.' }),
+  };
+  const flaky: Agent = {
+    name: 'flaky',
+    description: 'Fails after its first chunk.',
+    configured: () => true,
+    invoke: async () => ({ output: 'whole' }),
+    async *stream() {
+      yield 'Partial ';
+      throw new AgentExecutionException(undefined, { detail: 'The guide tool failed.' });
+    },
+  };
+  const broken: Agent = {
+    name: 'broken',
+    description: 'Throws a plain error mid-stream.',
+    configured: () => true,
+    invoke: async () => {
+      throw new TypeError('cannot read properties of undefined (secret)');
+    },
+    async *stream() {
+      yield 'Partial ';
+      throw new TypeError('cannot read properties of undefined (secret)');
+    },
+  };
+  before(async () => {
+    core = await createTestCore();
+    app = await buildServiceApp(core, {
+      name: 'agents',
+      metricsAccess: 'open',
+      async register(app, core) {
+        addErrorManagers(app, ...agentErrorManagers);
+        await registerAgentRoutes(app, core, createAgentRegistry([liar, plain, flaky, broken]));
+      },
+    });
+    await app.ready();
+    headers = { 'x-api-key': (await core.apiKeys.create('backoffice', 'misbehaving')).key };
+  });
+  after(async () => {
+    await app.close();
+    await core.dispose();
+  });
+
+  it('answers a response that fails its schema with 400 RESPONSE_VALIDATION_ERROR (ResponseValidationError)', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/liar/invoke',
+      headers,
+      payload: { input: 'hi' },
+    });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors, [
+      { type: 'RESPONSE_VALIDATION_ERROR', message: 'response/output must be string' },
+    ]);
+  });
+
+  it('streams an agent without a stream method as one chunk', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/plain/stream',
+      headers,
+      payload: { input: 'hi', conversationId: 'p-1' },
+    });
+    assert.deepEqual(parseEvents(response.body), [
+      { event: 'chunk', data: { text: 'The whole answer.' } },
+      { event: 'done', data: { agent: 'plain', output: 'The whole answer.', conversationId: 'p-1' } },
+    ]);
+  });
+
+  it('sends a failure after the stream began as an error event with the family body', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/flaky/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    assert.equal(response.statusCode, 200);
+    const events = parseEvents(response.body);
+    assert.deepEqual(events, [
+      { event: 'chunk', data: { text: 'Partial ' } },
+      {
+        event: 'error',
+        data: {
+          code: 'INTERNAL_ERROR',
+          message: 'Agent execution failed. The guide tool failed.',
+          errors: [
+            { type: 'AGENT_EXECUTION_ERROR', message: 'Agent execution failed. The guide tool failed.' },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('turns an unexpected error into AGENT_ERROR, in a response or an error event, never its text', async () => {
+    const invoke = await app.inject({
+      method: 'POST',
+      url: '/agents/broken/invoke',
+      headers,
+      payload: { input: 'hi' },
+    });
+    assert.equal(invoke.statusCode, 500);
+    assert.equal(invoke.json().errors[0].type, 'AGENT_ERROR');
+    assert.doesNotMatch(invoke.body, /secret/);
+    const stream = await app.inject({
+      method: 'POST',
+      url: '/agents/broken/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    const events = parseEvents(stream.body);
+    assert.equal(events.at(-1)?.event, 'error');
+    assert.deepEqual(events.at(-1)?.data, {
+      code: 'INTERNAL_ERROR',
+      message: 'An agent error occurred.',
+      errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
+    });
+    assert.doesNotMatch(stream.body, /secret/);
+  });
+});

@@ -4,6 +4,7 @@ import { assistantAuthCommands } from './assistant-auth-commands.ts';
 import { clientApiCommands } from './client-api-commands.ts';
 import { type Command, contextFor, UsageError } from './command.ts';
 import { coreCommands } from './core-commands.ts';
+import { directLineCommands } from './directline-commands.ts';
 import { loadDemo, serveCommand } from './serve-command.ts';
 
 const seedDemoCommand: Command = {
@@ -16,7 +17,7 @@ const seedDemoCommand: Command = {
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
-export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...clientApiCommands, seedDemoCommand];
+export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...directLineCommands, ...clientApiCommands, seedDemoCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { runCli } from '../helpers/processes.ts';
 import {
   type AgentsStub,
   openStream,
@@ -112,8 +113,10 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
     await stream.close();
   });
 
-  it('tokens/generate takes only the secret; conversations answers 201 then 200; refresh keeps the binding', async () => {
-    const secret = core.key('directline-secret').toString('base64url');
+  it('tokens/generate takes only the secret (from `sintonia directline-secret`); conversations answers 201 then 200; refresh keeps the binding', async () => {
+    const printed = await runCli(['directline-secret'], core.env);
+    assert.equal(printed.code, 0, printed.stderr);
+    const { secret } = JSON.parse(printed.stdout) as { secret: string };
     const generated = await call('POST', '/v3/directline/tokens/generate', secret, {
       user: { id: 'dl_alice' },
     });

@@ -36,6 +36,11 @@ export const STREAM_TICKET_TTL = 60;
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** The embedded channel's secret: derived from the master key, so every process agrees without storing it. */
+export function channelSecret(core: Core): string {
+  return core.key('directline-secret').toString('base64url');
+}
+
 export function newUserId(): string {
   return `dl_${randomBytes(12).toString('base64url')}`;
 }
@@ -51,7 +56,7 @@ export function newConversationId(): string {
 export function createChannelCredentials(core: Core): ChannelCredentials {
   const tokenKey = core.key('directline-token');
   const streamKey = core.key('directline-stream');
-  const secret = core.key('directline-secret').toString('base64url');
+  const secret = channelSecret(core);
   const secretDigest = digest(secret);
   const ttl = core.config.DIRECTLINE_TOKEN_TTL;
 

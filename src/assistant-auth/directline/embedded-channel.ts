@@ -43,7 +43,7 @@ export function createEmbeddedChannel(core: Core, signer: AssistantSigner): Embe
     },
     async registerRoutes(app: App) {
       await app.register(fastifyWebsocket, { options: { maxPayload: core.config.BODY_LIMIT } });
-      await registerDirectLineRoutes(app, core, { credentials, conversations, hub });
+      await registerDirectLineRoutes(app, { credentials, conversations, hub });
       await purge();
       const retention = setInterval(
         () =>

@@ -1,5 +1,4 @@
 import type {} from '@fastify/websocket';
-import type { Core } from '../../core/core.ts';
 import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ConversationService } from './conversation-service.ts';
@@ -28,7 +27,7 @@ const bearer =
   'Authorization: `Bearer <token>` (or the channel secret, `sintonia directline-secret`); missing 401, invalid, expired or another conversation’s token 403.';
 
 /** The Direct Line 3.0 routes of the embedded channel, top to bottom, and its WebSocket stream. */
-export async function registerDirectLineRoutes(app: App, _core: Core, parts: Parts): Promise<void> {
+export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<void> {
   const { credentials, conversations, hub } = parts;
   const who = (authorization: string | undefined) => credentials.authenticate(authorization);
 

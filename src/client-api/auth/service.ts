@@ -121,10 +121,11 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       credential: CredentialValue,
       qspVersion: string,
       authOnly: boolean,
-      now = Date.now(),
     ) {
       const user = await checkCredentials(credential.username, credential.password);
       if (authOnly) return { user };
+      // Taken after the (deliberately slow) password check, so the new session starts fresh.
+      const now = Date.now();
       const device = await admitDevice(user, deviceClass, credential, now);
       const id = newSessionId();
       const refresh = newRefreshToken(id);

@@ -22,8 +22,17 @@ describe('bookmarks', () => {
   });
   after(() => fx.close());
 
-  const save = (token: string, device: string, userHash: string, contentId: number | string, offset: number | string, query = '') =>
-    fx.call('POST', `/smarttv/${device}/users/${userHash}/bookmarks/${contentId}/${offset}${query}`, { token });
+  const save = (
+    token: string,
+    device: string,
+    userHash: string,
+    contentId: number | string,
+    offset: number | string,
+    query = '',
+  ) =>
+    fx.call('POST', `/smarttv/${device}/users/${userHash}/bookmarks/${contentId}/${offset}${query}`, {
+      token,
+    });
   const read = (token: string, userHash: string, contentId: number | string, query = '') =>
     fx.call('GET', `/smarttv/users/${userHash}/bookmarks/${contentId}${query}`, { token });
 
@@ -46,11 +55,17 @@ describe('bookmarks', () => {
     assert.equal(got.json().offset, 120);
     assert.equal(got.json().applied, undefined);
     // Narrowed by account and version: matches, then does not.
-    assert.equal((await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-alice&version=v2')).statusCode, 200);
+    assert.equal(
+      (await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-alice&version=v2')).statusCode,
+      200,
+    );
     const otherVersion = await read(tv.accessToken, alice.userHash, 1001, '?version=v3');
     assert.equal(otherVersion.statusCode, 404);
     assert.deepEqual(errorTypes(otherVersion), ['BOOKMARK_NOT_FOUND']);
-    assert.equal((await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-bob')).statusCode, 404);
+    assert.equal(
+      (await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-bob')).statusCode,
+      404,
+    );
   });
 
   it('404 when nothing is stored', async () => {
@@ -63,12 +78,26 @@ describe('bookmarks', () => {
   it('a stale save from one device never overwrites newer progress from another', async () => {
     const newer = new Date(Date.now() - 10_000).toISOString();
     const older = new Date(Date.now() - 60_000).toISOString();
-    const first = await save(phone.accessToken, 'phone-1', alice.userHash, 2002, 1800, `?at=${encodeURIComponent(newer)}`);
+    const first = await save(
+      phone.accessToken,
+      'phone-1',
+      alice.userHash,
+      2002,
+      1800,
+      `?at=${encodeURIComponent(newer)}`,
+    );
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().applied, true);
 
     // The TV was paused a minute ago at 300 s and re-sends its position now.
-    const stale = await save(tv.accessToken, 'tv-1', alice.userHash, 2002, 300, `?at=${encodeURIComponent(older)}`);
+    const stale = await save(
+      tv.accessToken,
+      'tv-1',
+      alice.userHash,
+      2002,
+      300,
+      `?at=${encodeURIComponent(older)}`,
+    );
     assert.equal(stale.statusCode, 200, stale.body);
     assert.equal(stale.json().applied, false);
     assert.equal(stale.json().offset, 1800);
@@ -107,7 +136,10 @@ describe('bookmarks', () => {
     const anonymous = await fx.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/1001`);
     assert.equal(anonymous.statusCode, 401);
     assert.deepEqual(errorTypes(anonymous), ['CREDENTIALS_MISSING']);
-    assert.equal((await fx.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/1/1`)).statusCode, 401);
+    assert.equal(
+      (await fx.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/1/1`)).statusCode,
+      401,
+    );
 
     const otherUser = await read(bobTv.accessToken, alice.userHash, 1001);
     assert.equal(otherUser.statusCode, 403);
@@ -122,7 +154,9 @@ describe('bookmarks', () => {
   it('400 for every input SPEC limits', async () => {
     const token = tv.accessToken;
     const hash = alice.userHash;
-    const cases: Array<[string, Promise<{ statusCode: number; json(): { errors: Array<{ type: string; message: string }> } }>]> = [
+    const cases: Array<
+      [string, Promise<{ statusCode: number; json(): { errors: Array<{ type: string; message: string }> } }>]
+    > = [
       ['deviceClass 25 (read)', fx.call('GET', `/${long25}/users/${hash}/bookmarks/1`, { token })],
       ['deviceClass 25 (save)', fx.call('POST', `/${long25}/tv-1/users/${hash}/bookmarks/1/1`, { token })],
       ['userHash 49', fx.call('GET', `/smarttv/users/${'h'.repeat(49)}/bookmarks/1`, { token })],
@@ -140,9 +174,19 @@ describe('bookmarks', () => {
     for (const [name, pending] of cases) {
       const response = await pending;
       assert.equal(response.statusCode, 400, name);
-      assert.ok(response.json().errors.every((error) => error.type === 'VALIDATION_ERROR'), name);
+      assert.ok(
+        response.json().errors.every((error) => error.type === 'VALIDATION_ERROR'),
+        name,
+      );
     }
-    const future = await save(token, 'tv-1', hash, 1, 1, `?at=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
+    const future = await save(
+      token,
+      'tv-1',
+      hash,
+      1,
+      1,
+      `?at=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`,
+    );
     assert.equal(future.statusCode, 400);
     assert.deepEqual(errorTypes(future), ['BOOKMARK_TIME_IN_FUTURE']);
   });

@@ -6,6 +6,8 @@ export interface PathResult extends LoadResult {
   name: string;
   operation: Operation;
   format: Format;
+  /** What the server answered to the probe request: the format actually measured. */
+  contentType: string;
   /** Requests/s over the bare path of the same operation in the same run. */
   ratioToBare?: number;
   /** For a non-JSON format: requests/s over the same route in JSON in the same run. */

@@ -14,7 +14,7 @@ import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts
 import type { LoadPlan, LoadResult } from './load.ts';
 import { freePort, root, runLoadProcess, startServer } from './process.ts';
 import { addRatios, type CodecRow, formatCodecTable, formatTable, type PathResult } from './report.ts';
-import { bareTarget, type Target } from './targets.ts';
+import { bareTarget, type PathPlan, type Target } from './targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +39,7 @@ async function loadTargets(): Promise<Target[]> {
   const wanted = (values.targets ?? '').split(',');
   const targets: Target[] = [];
   if (wanted.includes('bare')) targets.push(bareTarget);
+  if (wanted.includes('sintonia')) targets.push((await import('./sintonia-target.ts')).sintoniaTarget);
   return targets;
 }
 
@@ -55,6 +56,7 @@ async function benchTarget(target: Target, dataset: Dataset, dir: string): Promi
       (path) => !only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word)),
     );
     for (const path of paths) {
+      const contentType = await probe(server.url, path);
       const plan: LoadPlan = {
         url: server.url,
         connections,
@@ -73,6 +75,7 @@ async function benchTarget(target: Target, dataset: Dataset, dir: string): Promi
         name: path.name,
         operation: path.operation,
         format: path.format,
+        contentType,
         ...measured,
       });
     }
@@ -80,6 +83,30 @@ async function benchTarget(target: Target, dataset: Dataset, dir: string): Promi
     await server.stop();
   }
   return results;
+}
+
+/**
+ * One request of the path before the load: it must succeed, and a path that asks for a media type must
+ * get that type back, or its figures would measure something else.
+ */
+async function probe(url: string, path: PathPlan): Promise<string> {
+  const request = path.requests[0];
+  if (!request) throw new Error(`${path.name}: no requests`);
+  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
+  const body = Buffer.from(await response.arrayBuffer());
+  const contentType = response.headers.get('content-type') ?? '';
+  if (response.status >= 300) {
+    throw new Error(
+      `${path.name}: ${request.method} ${request.path} answered ${response.status} ${body.toString('utf8', 0, 300)}`,
+    );
+  }
+  const wanted = request.headers?.accept;
+  if (wanted && !contentType.startsWith(wanted)) {
+    process.stderr.write(
+      `[bench] WARNING ${path.name}: asked for ${wanted}, got ${contentType || 'no content type'}\n`,
+    );
+  }
+  return contentType;
 }
 
 /** The media-types engineer's codec micro-benchmark, when it exists: encode+decode of a 20-device list. */

@@ -23,8 +23,7 @@ interface QuickReport {
   }>;
 }
 
-test('npm run bench -- --quick loads every path of both targets and writes its JSON', // The benchmark always runs the embedded store: one run covers it.
-{
+test('npm run bench -- --quick loads every path of both targets and writes its JSON', { // The benchmark always runs the embedded store: one run covers it.
   skip: testDatabase === 'postgres' ? 'the benchmark runs on the embedded store only' : false,
   timeout: 180_000,
 }, () => {

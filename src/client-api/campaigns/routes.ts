@@ -38,6 +38,7 @@ export function registerCampaignRoutes(app: App, deps: ClientApiDeps): void {
         throw accountErrors.DEVICE_NOT_FOUND();
       }
       const id = await campaigns.addContact({ deviceClass, accountNumber, campaign, mediaPlayerId });
+      // A bare string: the media types plugin writes it as a JSON string, <string> or { Value }.
       return reply.code(201).send(id);
     },
   );

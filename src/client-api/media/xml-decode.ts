@@ -161,14 +161,15 @@ class XmlTyper {
     return value;
   }
 
-  private object(schema: JsonSchema, node: string | NodeObject): unknown {
-    if (typeof node === 'string') return textOf(node) === '' ? {} : textOf(node);
+  private object(schema: JsonSchema, given: string | NodeObject): unknown {
+    if (typeof given === 'string' && textOf(given) !== '') return textOf(given);
+    const node: NodeObject = typeof given === 'string' ? {} : given;
     const out: Record<string, unknown> = {};
     const properties = schema.properties ?? {};
     const claimed = new Set<string>();
     for (const key of Object.keys(properties)) {
       const property = deref(properties[key], this.resolve);
-      const name = property?.xml?.name ?? encodeName(key);
+      const name = encodeName(key);
       const concrete = property === undefined ? undefined : nonNullBranch(property, this.resolve);
       if (concrete !== undefined && mainType(concrete) === 'array' && property?.xml?.wrapped !== true) {
         const items = itemsSchema(concrete);

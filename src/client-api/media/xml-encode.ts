@@ -2,9 +2,11 @@ import { deref, itemsSchema, type JsonSchema, mainType, pickBranch, type SchemaR
 import { encodeName, escapeText } from './xml-names.ts';
 
 /**
- * Writes projected response data as XML, reading names from the schema's `xml` hints (Swagger 2 rules):
- * the root element is `xml.name` of the response schema; an array property is wrapped in one element
- * only when `xml.wrapped` is true, its items named by `items.xml.name` (else the property's name).
+ * Writes projected response data as XML, reading names from the schema's `xml` hints: the root element
+ * is `xml.name` of the response schema and list items are named by `items.xml.name`; a property's
+ * element is always its key (a type's name never renames a property). An array property is wrapped in
+ * one element named by the key only when `xml.wrapped` is true (Swagger's default is unwrapped), its
+ * items named by `items.xml.name`, else by the key.
  *
  * Fallbacks, where the schema names nothing (the DataContract names of .NET): `string`, `boolean`,
  * `int` / `long` (`format: 'int64'`) / `double`, `Object` for an unnamed object, `ArrayOf<item name>`
@@ -108,7 +110,8 @@ class XmlWriter {
       if (value === undefined) continue;
       const property = properties?.[key] ?? extraSchema(schema);
       const concrete = deref(property, this.resolve);
-      const name = concrete?.xml?.name ?? encodeName(key);
+      // A property's element is its key: `xml.name` names types (roots and list items), as in DataContract.
+      const name = encodeName(key);
       const declaredArray =
         concrete !== undefined && mainType(pickBranch(concrete, value, this.resolve)) === 'array';
       if (Array.isArray(value) && declaredArray && concrete?.xml?.wrapped !== true) {

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import { type Core, openCore } from '../../src/core/core.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { freePort, startServe } from '../helpers/processes.ts';
 import {
   type AgentsStub,
   openStream,
@@ -127,5 +128,76 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
       ['four', 'echo: four'],
     );
     await latest.close();
+  });
+  it('a message whose answering process was killed mid-call is answered by the next process', async () => {
+    const question = 'are you still there?';
+    stub.answer = (agentCall) =>
+      agentCall.body.input === question
+        ? undefined
+        : { status: 200, body: { output: `echo: ${agentCall.body.input}` } };
+    const apiKey = (await core.apiKeys.create('client', 'crash-test')).key;
+    // The child's agent timeout is 1500 + 500 ms, so its claim on the message runs out 4 s after the post.
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const served = await startServe(
+      ['--service', 'assistant-auth'],
+      {
+        ...core.env,
+        ASSISTANT_AUTH_PORT: String(port),
+        AGENTS_URL: stub.url,
+        MODEL_TIMEOUT_MS: '1500',
+        SUBSYSTEM_TIMEOUT_MS: '500',
+      },
+      [base],
+    );
+    let conversation: ConversationAnswer;
+    let questionId: string;
+    let postedAt: number;
+    try {
+      const wss = await fetch(`${base}/token/wss`, { headers: { 'x-api-key': apiKey } });
+      conversation = (await wss.json()) as ConversationAnswer;
+      const calls = stub.calls.length;
+      postedAt = Date.now();
+      const posted = await call(
+        base,
+        'POST',
+        `/v3/directline/conversations/${conversation.conversationId}/activities`,
+        conversation.token,
+        {
+          type: 'message',
+          text: question,
+        },
+      );
+      assert.equal(posted.status, 200);
+      questionId = String(posted.body.id);
+      for (let attempt = 0; stub.calls.length === calls && attempt < 200; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(stub.calls.at(-1)?.body.input, question, 'the agent was asked');
+    } finally {
+      served.child.kill('SIGKILL');
+      await served.exited;
+    }
+    stub.answer = (agentCall) => ({ status: 200, body: { output: `echo: ${agentCall.body.input}` } });
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, postedAt + 4100 - Date.now())));
+    const nextCore = await openCore(loadConfig(core.env as NodeJS.ProcessEnv));
+    const next = await startFamily(nextCore, ['assistant-auth']);
+    try {
+      const path = `/v3/directline/conversations/${conversation.conversationId}/activities`;
+      let answer: StreamActivity | undefined;
+      for (let attempt = 0; !answer && attempt < 200; attempt += 1) {
+        const listed = await call(next.url('assistant-auth'), 'GET', path, conversation.token);
+        answer = (listed.body.activities as StreamActivity[]).find(
+          (activity) => activity.replyToId === questionId,
+        );
+        if (!answer) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.equal(answer?.text, `echo: ${question}`);
+      assert.equal(answer?.from.role, 'bot');
+    } finally {
+      await next.close();
+      await nextCore.close();
+    }
   });
 });

@@ -8,6 +8,8 @@ export type AgentOutcome =
   | { ok: false; status: number; body: ErrorBody; retryAfter?: string };
 
 export interface AgentClient {
+  /** How long one call may take before it counts as failed (502). */
+  readonly timeoutMs: number;
   invoke(call: { input: string; conversationId: string; userId: string }): Promise<AgentOutcome>;
 }
 
@@ -37,10 +39,11 @@ const subsystemFailure = (message: string): AgentOutcome => ({
  */
 export function createAgentClient(core: Core, signer: AssistantSigner): AgentClient {
   const agent = encodeURIComponent(core.config.DIRECTLINE_AGENT);
-  // A model answer may take MODEL_TIMEOUT_MS on the agents server: wait for that, plus its own overhead.
-  const timeoutMs = Math.max(core.config.SUBSYSTEM_TIMEOUT_MS, core.config.MODEL_TIMEOUT_MS + 5000);
+  // A model answer may take MODEL_TIMEOUT_MS on the agents server; a subsystem timeout on top covers the rest.
+  const timeoutMs = core.config.MODEL_TIMEOUT_MS + core.config.SUBSYSTEM_TIMEOUT_MS;
 
   return {
+    timeoutMs,
     async invoke({ input, conversationId, userId }) {
       const base = (core.config.AGENTS_URL ?? core.serviceUrl('agents')).replace(/\/+$/, '');
       const jwt = await signer.sign(

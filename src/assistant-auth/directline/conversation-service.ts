@@ -82,7 +82,18 @@ export function createConversationService(
     };
   }
 
-  async function answerMessage(row: ConversationRow, message: Activity): Promise<void> {
+  /** How long a process holds a pending message: twice its agent call's timeout, then others take it over. */
+  const claimMs = 2 * agents.timeoutMs;
+  /** This channel instance, as the holder of its claims. */
+  const owner = randomBytes(9).toString('base64url');
+  const claim = () => ({ by: owner, until: Date.now() + claimMs });
+
+  async function answerMessage(
+    row: Pick<ConversationRow, 'id' | 'userId'>,
+    message: Activity,
+    seq: number,
+  ): Promise<void> {
+    await repository.renewClaims(row.id, claim());
     const typing = () =>
       hub.sendEphemeral(row.id, {
         type: 'typing',
@@ -107,25 +118,30 @@ export function createConversationService(
           };
         });
       const now = Date.now();
-      await repository.append(row.id, now, (id) => ({
-        ...replyFrom(outcome),
-        id,
-        timestamp: new Date(now).toISOString(),
-        channelId: 'directline',
-        conversation: { id: row.id },
-        from: BOT_ACCOUNT,
-        replyToId: message.id,
-      }));
+      await repository.append(
+        row.id,
+        now,
+        (id) => ({
+          ...replyFrom(outcome),
+          id,
+          timestamp: new Date(now).toISOString(),
+          channelId: 'directline',
+          conversation: { id: row.id },
+          from: BOT_ACCOUNT,
+          replyToId: message.id,
+        }),
+        { answers: seq },
+      );
       hub.notify(row.id);
     } finally {
       clearInterval(repeat);
     }
   }
 
-  function enqueueAnswer(row: ConversationRow, message: Activity): void {
+  function enqueueAnswer(row: Pick<ConversationRow, 'id' | 'userId'>, message: Activity, seq: number): void {
     const previous = queues.get(row.id) ?? Promise.resolve();
     const next: Promise<void> = previous
-      .then(() => answerMessage(row, message))
+      .then(() => answerMessage(row, message, seq))
       .catch((error: unknown) => {
         logger.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
       })
@@ -179,16 +195,22 @@ export function createConversationService(
       // Direct Line delivers typing only over the stream and never stores it; nobody else listens here.
       if (input.type === 'typing') return { id: `${row.id}|typing-${randomBytes(4).toString('hex')}` };
       const now = Date.now();
-      const { activity } = await repository.append(row.id, now, (id) => ({
-        ...input,
-        id,
-        timestamp: new Date(now).toISOString(),
-        channelId: 'directline',
-        conversation: { id: row.id },
-        from: { ...input.from, id: row.userId, role: 'user' },
-      }));
+      const asksAgent = input.type === 'message' && Boolean(input.text?.trim());
+      const { seq, activity } = await repository.append(
+        row.id,
+        now,
+        (id) => ({
+          ...input,
+          id,
+          timestamp: new Date(now).toISOString(),
+          channelId: 'directline',
+          conversation: { id: row.id },
+          from: { ...input.from, id: row.userId, role: 'user' },
+        }),
+        asksAgent ? { awaitAnswer: claim() } : {},
+      );
       hub.notify(row.id);
-      if (activity.type === 'message' && activity.text?.trim()) enqueueAnswer(row, activity);
+      if (asksAgent) enqueueAnswer(row, activity, seq);
       return { id: activity.id };
     },
 
@@ -205,6 +227,15 @@ export function createConversationService(
     async ensureExists(conversationId: string): Promise<void> {
       if (!(await repository.find(conversationId)))
         throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+    },
+
+    /** Answers the messages a dead process left pending (its claim ran out); returns how many. */
+    async recoverAbandoned(): Promise<number> {
+      const abandoned = await repository.claimAbandoned(Date.now(), claim(), 50);
+      for (const { seq, activity, userId } of abandoned) {
+        enqueueAnswer({ id: activity.conversation.id, userId }, activity, seq);
+      }
+      return abandoned.length;
     },
 
     /** Waits for the agent calls under way (on close). */

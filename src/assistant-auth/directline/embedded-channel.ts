@@ -11,6 +11,8 @@ import { registerDirectLineRoutes } from './routes.ts';
 import { createStreamHub } from './stream-hub.ts';
 
 const HOUR_MS = 3600_000;
+/** How often to look for messages whose answering process died (their claim ran out). */
+const RECOVERY_SWEEP_MS = 15_000;
 
 /**
  * The family's own Direct Line 3.0 channel: what /token and /token/wss hand out when DIRECTLINE_URL is
@@ -23,6 +25,12 @@ export function createEmbeddedChannel(core: Core, signer: AssistantSigner): Embe
   const agents = createAgentClient(core, signer);
   const conversations = createConversationService(core, { repository, credentials, hub, agents });
   const asChannel = { kind: 'secret' } as const;
+
+  async function recover(): Promise<void> {
+    const taken = await conversations.recoverAbandoned();
+    if (taken > 0)
+      core.logger.warn({ taken }, 'directline: answering messages a stopped process left pending');
+  }
 
   async function purge(): Promise<void> {
     const retentionMs = core.config.CHANNEL_RETENTION * 1000;
@@ -45,6 +53,15 @@ export function createEmbeddedChannel(core: Core, signer: AssistantSigner): Embe
       await app.register(fastifyWebsocket, { options: { maxPayload: core.config.BODY_LIMIT } });
       await registerDirectLineRoutes(app, { credentials, conversations, hub });
       await purge();
+      await recover();
+      const sweep = setInterval(
+        () =>
+          void recover().catch((error: unknown) =>
+            core.logger.warn({ err: error }, 'directline recovery failed'),
+          ),
+        RECOVERY_SWEEP_MS,
+      );
+      sweep.unref();
       const retention = setInterval(
         () =>
           void purge().catch((error: unknown) => core.logger.warn({ err: error }, 'directline purge failed')),
@@ -53,6 +70,7 @@ export function createEmbeddedChannel(core: Core, signer: AssistantSigner): Embe
       retention.unref();
       app.addHook('onClose', async () => {
         clearInterval(retention);
+        clearInterval(sweep);
         hub.close();
         await conversations.drain();
       });

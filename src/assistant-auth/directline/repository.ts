@@ -18,6 +18,12 @@ export interface StoredActivity {
 export const activityId = (conversationId: string, seq: number) =>
   `${conversationId}|${String(seq).padStart(7, '0')}`;
 
+/** A process's hold on pending messages: who (a channel instance) and until when. */
+export interface Claim {
+  by: string;
+  until: number;
+}
+
 export type DirectLineRepository = ReturnType<typeof directLineRepository>;
 
 export function directLineRepository(core: Core) {
@@ -45,12 +51,15 @@ export function directLineRepository(core: Core) {
 
     /**
      * Numbers and stores one activity. The sequence number is taken under the conversation row's lock
-     * in the same transaction, so a reader never sees seq n+1 committed before seq n.
+     * in the same transaction, so a reader never sees seq n+1 committed before seq n. `awaitAnswer`
+     * stores a user message as pending under this process's claim; `answers` marks that message done
+     * in the same transaction as its answer.
      */
     async append(
       conversationId: string,
       now: number,
       build: (id: string) => Activity,
+      options: { awaitAnswer?: Claim; answers?: number } = {},
     ): Promise<StoredActivity> {
       return db.transaction().execute(async (trx) => {
         const row = await trx
@@ -62,6 +71,7 @@ export function directLineRepository(core: Core) {
         if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
         const seq = Number(row.last_seq);
         const activity = build(activityId(conversationId, seq));
+        const claim = options.awaitAnswer;
         await trx
           .insertInto('directline_activities')
           .values({
@@ -70,10 +80,81 @@ export function directLineRepository(core: Core) {
             id: activity.id,
             activity: JSON.stringify(activity),
             created_at: now,
+            answer_state: claim ? 'pending' : null,
+            claimed_until: claim?.until ?? null,
+            claimed_by: claim?.by ?? null,
           })
           .execute();
+        if (options.answers !== undefined) {
+          await trx
+            .updateTable('directline_activities')
+            .set({ answer_state: 'done', claimed_until: null, claimed_by: null })
+            .where('conversation_id', '=', conversationId)
+            .where('seq', '=', options.answers)
+            .execute();
+        }
         return { seq, activity };
       });
+    },
+
+    /** Extends this process's claims on the conversation's pending messages (they wait in its queue). */
+    async renewClaims(conversationId: string, claim: Claim): Promise<void> {
+      await db
+        .updateTable('directline_activities')
+        .set({ claimed_until: claim.until })
+        .where('conversation_id', '=', conversationId)
+        .where('answer_state', '=', 'pending')
+        .where('claimed_by', '=', claim.by)
+        .execute();
+    },
+
+    /**
+     * Takes over pending messages whose claim ran out (their process died): each is claimed with a
+     * conditional update, so of several processes sweeping at once only one answers it.
+     */
+    async claimAbandoned(
+      now: number,
+      claim: Claim,
+      limit: number,
+    ): Promise<Array<StoredActivity & { userId: string }>> {
+      const candidates = await db
+        .selectFrom('directline_activities')
+        .innerJoin(
+          'directline_conversations',
+          'directline_conversations.id',
+          'directline_activities.conversation_id',
+        )
+        .select([
+          'directline_activities.conversation_id',
+          'directline_activities.seq',
+          'directline_activities.activity',
+          'directline_activities.claimed_until',
+          'directline_conversations.user_id',
+        ])
+        .where('directline_activities.answer_state', '=', 'pending')
+        .where('directline_activities.claimed_until', '<', now)
+        .orderBy('directline_activities.created_at')
+        .limit(limit)
+        .execute();
+      const claimed: Array<StoredActivity & { userId: string }> = [];
+      for (const candidate of candidates) {
+        const result = await db
+          .updateTable('directline_activities')
+          .set({ claimed_until: claim.until, claimed_by: claim.by })
+          .where('conversation_id', '=', candidate.conversation_id)
+          .where('seq', '=', candidate.seq)
+          .where('answer_state', '=', 'pending')
+          .where('claimed_until', '=', candidate.claimed_until)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 1) {
+          claimed.push({
+            seq: Number(candidate.seq),
+            activity: JSON.parse(candidate.activity) as Activity,
+            userId: candidate.user_id,
+          });
+        }
+      }
+      return claimed;
     },
 
     async listAfter(conversationId: string, afterSeq: number, limit: number): Promise<StoredActivity[]> {

@@ -18,5 +18,11 @@ export type DirectLineTables = {
     /** The whole activity as JSON. */
     activity: string;
     created_at: number;
+    /** User messages: 'pending' until the agent's answer (or error) is stored, then 'done'; else null. */
+    answer_state: string | null;
+    /** While pending: until when the process calling the agent holds it. */
+    claimed_until: number | null;
+    /** While pending: the channel instance (process) that holds it. */
+    claimed_by: string | null;
   };
 };

@@ -106,7 +106,10 @@ export interface AgentCall {
 export interface AgentsStub {
   url: string;
   calls: AgentCall[];
-  answer: (call: AgentCall) => { status: number; headers?: Record<string, string>; body: unknown };
+  /** What to answer; undefined leaves the call hanging (an agent that never answers). */
+  answer: (
+    call: AgentCall,
+  ) => { status: number; headers?: Record<string, string>; body: unknown } | undefined;
   close(): Promise<void>;
 }
 
@@ -128,13 +131,19 @@ export async function startAgentsStub(): Promise<AgentsStub> {
       const name = /^\/agents\/([^/]+)\/invoke$/.exec(request.url ?? '')?.[1] ?? '';
       const call = { name, authorization: request.headers.authorization, body: JSON.parse(text || '{}') };
       stub.calls.push(call);
-      const { status, headers, body } = stub.answer(call);
+      const answer = stub.answer(call);
+      if (!answer) return;
+      const { status, headers, body } = answer;
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stub.close = () => new Promise((resolve) => server.close(() => resolve()));
+  stub.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return stub;
 }

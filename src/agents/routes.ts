@@ -3,7 +3,7 @@ import Value from 'typebox/value';
 import type { Core } from '../core/core.ts';
 import { errorResponses } from '../core/errors.ts';
 import type { App } from '../core/http/service-app.ts';
-import { type Agent, type AgentRegistry, type AgentTurn, agentChunks } from './agent.ts';
+import { type Agent, type AgentAnswer, type AgentRegistry, type AgentTurn, agentChunks } from './agent.ts';
 import { requireAgentCaller } from './auth.ts';
 import { ResponseValidationError } from './error-managers.ts';
 import {
@@ -17,7 +17,7 @@ import {
   invokeResponseSchema,
   streamEventsDescription,
 } from './schemas.ts';
-import { abortOnDisconnect, streamEvents } from './sse.ts';
+import { abandonIfClientGone, abortOnDisconnect, streamEvents } from './sse.ts';
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { assistantJwt: [] }];
 const access =
@@ -100,7 +100,13 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     },
     async (request, reply) => {
       const agent = registry.get(request.params.name);
-      const answer = await agent.invoke(turnOf(request.body, abortOnDisconnect(reply)));
+      const signal = abortOnDisconnect(reply);
+      let answer: AgentAnswer;
+      try {
+        answer = await agent.invoke(turnOf(request.body, signal));
+      } catch (error) {
+        return abandonIfClientGone(request, reply, signal, error);
+      }
       return answerBody(agent, request.body, answer.output, answer.model);
     },
   );
@@ -130,7 +136,12 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
       const signal = abortOnDisconnect(reply);
       const chunks = agentChunks(agent, turnOf(request.body, signal));
       // The first chunk is awaited before the headers go out: an early failure is a plain HTTP error.
-      const first = await chunks.next();
+      let first: IteratorResult<string>;
+      try {
+        first = await chunks.next();
+      } catch (error) {
+        return abandonIfClientGone(request, reply, signal, error);
+      }
       const events = streamEvents(request, signal, first, chunks, (output) =>
         answerBody(agent, request.body, output),
       );

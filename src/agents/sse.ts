@@ -20,6 +20,23 @@ export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
 }
 
 /**
+ * For a failure of the agent's work: when the client went away meanwhile there is no one to answer,
+ * so the cancellation is logged and the response abandoned; any other failure is rethrown.
+ */
+export function abandonIfClientGone(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signal: AbortSignal,
+  error: unknown,
+): FastifyReply {
+  if (!signal.aborted) throw error;
+  request.log.info('client went away; agent work cancelled');
+  reply.hijack();
+  reply.raw.destroy();
+  return reply;
+}
+
+/**
  * The events of a stream whose first chunk is already in hand: chunks, then `done`; a failure becomes an
  * `error` event with the same body the error handler would send (and the same logging).
  */

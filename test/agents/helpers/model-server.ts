@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface ModelRequest {
   headers: IncomingMessage['headers'];
+  /** Resolves if the caller closes this request's connection before its response finished. */
+  aborted: Promise<void>;
   body: { model?: string; stream?: boolean; messages?: Array<{ role: string; content: string }> };
 }
 
@@ -10,14 +12,12 @@ export type ModelHandler = (request: ModelRequest, response: ServerResponse) => 
 
 /**
  * An OpenAI-compatible chat-completions server on loopback, answering with whatever the test says.
- * It records each request, and when the client side of each request closed early.
+ * It records each request, and whether the client side of each one closed early.
  */
 export interface ModelServer {
   baseUrl: string;
   host: string;
   requests: ModelRequest[];
-  /** Resolves when a request's connection closes before its response finished. */
-  nextAbort(): Promise<void>;
   /** Resolves when the next request arrives. */
   nextRequest(): Promise<ModelRequest>;
   handle(handler: ModelHandler): void;
@@ -27,20 +27,19 @@ export interface ModelServer {
 export async function startModelServer(): Promise<ModelServer> {
   let handler: ModelHandler = (_request, response) => response.writeHead(500).end();
   const requests: ModelRequest[] = [];
-  const abortWaiters: Array<() => void> = [];
   const requestWaiters: Array<(request: ModelRequest) => void> = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: ModelRequest = {
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString()),
-      };
-      requests.push(request);
-      res.on('close', () => {
-        if (!res.writableFinished) for (const resolve of abortWaiters.splice(0)) resolve();
+      const aborted = new Promise<void>((resolve) => {
+        res.on('close', () => {
+          if (!res.writableFinished) resolve();
+        });
       });
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as ModelRequest['body'];
+      const request: ModelRequest = { headers: req.headers, aborted, body };
+      requests.push(request);
       for (const resolve of requestWaiters.splice(0)) resolve(request);
       handler(request, res);
     });
@@ -51,7 +50,6 @@ export async function startModelServer(): Promise<ModelServer> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     host: `127.0.0.1:${port}`,
     requests,
-    nextAbort: () => new Promise((resolve) => abortWaiters.push(resolve)),
     nextRequest: () => new Promise((resolve) => requestWaiters.push(resolve)),
     handle(next) {
       handler = next;

@@ -1,0 +1,330 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { App } from '../../src/core/http/service-app.ts';
+import { createTestApp } from '../helpers/harness.ts';
+import { completion, type ModelServer, startModelServer, streamChunk } from './helpers/model-server.ts';
+import { parseEvents } from './helpers/sse.ts';
+
+const MODEL_KEY = 'sk-test-upstream-key-never-shown';
+const TIMEOUT_MS = 300;
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('chat agent over an OpenAI-compatible endpoint', () => {
+  let model: ModelServer;
+  let app: App;
+  let url: string;
+  let close: () => Promise<void>;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    model = await startModelServer();
+    const test = await createTestApp('agents', {
+      MODEL_BASE_URL: model.baseUrl,
+      MODEL_API_KEY: MODEL_KEY,
+      MODEL_NAME: 'test-model',
+      MODEL_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
+    app = test.app;
+    close = test.close;
+    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'chat-test')).key };
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await close();
+    await model.close();
+  });
+
+  const invoke = (input = 'What is on tonight?') =>
+    app.inject({
+      method: 'POST',
+      url: '/agents/chat/invoke',
+      headers,
+      payload: { input, conversationId: 'c-1' },
+    });
+
+  /** The upstream's words and our key must never reach our client. */
+  function assertNothingLeaked(body: string) {
+    assert.doesNotMatch(body, /sk-test|upstream-secret|never-shown/);
+  }
+
+  it('is listed as configured', async () => {
+    const response = await app.inject({ method: 'GET', url: '/agents/chat', headers });
+    assert.equal(response.json().configured, true);
+  });
+
+  it('asks the model with our key and answers its text', async () => {
+    model.handle((_request, response) => {
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(completion('Tonight: the derby at 21:00.'));
+    });
+    const response = await invoke();
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), {
+      agent: 'chat',
+      output: 'Tonight: the derby at 21:00.',
+      conversationId: 'c-1',
+      model: 'test-model-2026',
+    });
+    const sent = model.requests.at(-1);
+    assert.equal(sent?.headers.authorization, `Bearer ${MODEL_KEY}`);
+    assert.equal(sent?.body.model, 'test-model');
+    assert.equal(sent?.body.stream, false);
+    assert.deepEqual(
+      sent?.body.messages?.map((message) => message.role),
+      ['system', 'user'],
+    );
+    assert.equal(sent?.body.messages?.[1]?.content, 'What is on tonight?');
+  });
+
+  it('upstream 429 with Retry-After: 7 → 429, Retry-After: 7, AGENT_RATE_LIMIT_ERROR', async () => {
+    model.handle((_request, response) => {
+      response
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
+        .end(
+          JSON.stringify({ error: { code: 'rate_limit_exceeded', message: 'upstream-secret for sk-test' } }),
+        );
+    });
+    const response = await invoke();
+    assert.equal(response.statusCode, 429);
+    assert.equal(response.headers['retry-after'], '7');
+    const body = response.json();
+    assert.equal(body.code, 'TOO_MANY_REQUESTS');
+    assert.equal(body.errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
+    assert.equal(
+      body.message,
+      `The model endpoint is rate limiting requests. (rate_limit_exceeded) Service: ${model.host}`,
+    );
+    assertNothingLeaked(response.body);
+  });
+
+  it('upstream 429 with retry-after-ms → Retry-After in whole seconds', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(429, { 'retry-after-ms': '2500' }).end();
+    });
+    const response = await invoke();
+    assert.equal(response.statusCode, 429);
+    assert.equal(response.headers['retry-after'], '3');
+    assert.equal(response.json().errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
+  });
+
+  it('upstream 429 insufficient_quota → 502 AGENT_MODEL_ERROR, not a retry', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(
+        JSON.stringify({
+          error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'upstream-secret' },
+        }),
+      );
+    });
+    const response = await invoke();
+    assert.equal(response.statusCode, 502);
+    assert.equal(response.headers['retry-after'], undefined);
+    assert.equal(response.json().errors[0].type, 'AGENT_MODEL_ERROR');
+    assert.match(response.json().message, /\(insufficient_quota\) Service: /);
+    assertNothingLeaked(response.body);
+  });
+
+  it('upstream 500 → 502 AGENT_MODEL_ERROR naming the service', async () => {
+    model.handle((_request, response) => {
+      response
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { type: 'server_error', message: 'upstream-secret stack' } }));
+    });
+    const response = await invoke();
+    assert.equal(response.statusCode, 502);
+    const message = `The model endpoint answered 500. (server_error) Service: ${model.host}`;
+    assert.deepEqual(response.json(), {
+      code: 'BAD_GATEWAY',
+      message,
+      errors: [{ type: 'AGENT_MODEL_ERROR', message }],
+    });
+    assertNothingLeaked(response.body);
+  });
+
+  it('upstream 401 (our key refused) and a body-less 503 → 502 AGENT_MODEL_ERROR', async () => {
+    model.handle((_request, response) => {
+      response
+        .writeHead(401)
+        .end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'sk-test…' } }));
+    });
+    let response = await invoke();
+    assert.equal(response.statusCode, 502);
+    assert.match(response.json().message, /\(invalid_api_key\)/);
+    assertNothingLeaked(response.body);
+    model.handle((_request, res) => res.writeHead(503).end('<html>upstream-secret</html>'));
+    response = await invoke();
+    assert.equal(response.statusCode, 502);
+    assert.equal(response.json().errors[0].type, 'AGENT_MODEL_ERROR');
+    assert.match(response.json().message, /\(http_503\)/);
+    assertNothingLeaked(response.body);
+  });
+
+  it('upstream 200 without message content → 502 AGENT_MODEL_ERROR invalid_response', async () => {
+    model.handle((_request, response) => response.writeHead(200).end('{"choices":[]}'));
+    const response = await invoke();
+    assert.equal(response.statusCode, 502);
+    assert.equal(response.json().errors[0].type, 'AGENT_MODEL_ERROR');
+    assert.match(response.json().message, /\(invalid_response\)/);
+  });
+
+  it('an upstream that never answers → 502 AGENT_EXTERNAL_SERVICE_ERROR within the timeout', async () => {
+    model.handle(() => {});
+    const started = Date.now();
+    const response = await invoke();
+    const elapsed = Date.now() - started;
+    assert.equal(response.statusCode, 502);
+    const message = `The model endpoint did not answer within ${TIMEOUT_MS} ms. Service: ${model.host}`;
+    assert.deepEqual(response.json(), {
+      code: 'BAD_GATEWAY',
+      message,
+      errors: [{ type: 'AGENT_EXTERNAL_SERVICE_ERROR', message }],
+    });
+    assert.ok(elapsed >= TIMEOUT_MS - 20 && elapsed < TIMEOUT_MS + 1500, `took ${elapsed} ms`);
+  });
+
+  it('streams the model’s chunks, then done', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'));
+      response.write(streamChunk(': the derby.'));
+      response.end('data: [DONE]\n\n');
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'What is on?' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.equal(model.requests.at(-1)?.body.stream, true);
+    assert.deepEqual(parseEvents(response.body), [
+      { event: 'chunk', data: { text: 'Tonight' } },
+      { event: 'chunk', data: { text: ': the derby.' } },
+      { event: 'done', data: { agent: 'chat', output: 'Tonight: the derby.' } },
+    ]);
+  });
+
+  it('a stream refused before it began is a plain 429 with Retry-After', async () => {
+    model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    assert.equal(response.statusCode, 429);
+    assert.equal(response.headers['retry-after'], '7');
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    assert.equal(response.json().errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
+  });
+
+  it('an upstream that breaks off mid-stream → error event AGENT_EXTERNAL_SERVICE_ERROR', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'), () => setTimeout(() => response.destroy(), 20));
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    const events = parseEvents(response.body);
+    assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight' } });
+    assert.equal(events.length, 2);
+    const error = events[1];
+    assert.equal(error?.event, 'error');
+    const body = error?.data as { code: string; message: string; errors: Array<{ type: string }> };
+    assert.equal(body.code, 'BAD_GATEWAY');
+    assert.equal(body.errors[0]?.type, 'AGENT_EXTERNAL_SERVICE_ERROR');
+    assert.match(body.message, /^The model endpoint broke off its answer\./);
+  });
+
+  it('an upstream silent mid-stream for longer than the timeout → error event', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'));
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    const events = parseEvents(response.body);
+    assert.equal(events.at(-1)?.event, 'error');
+    assert.match((events.at(-1)?.data as { message: string }).message, /did not answer within 300 ms/);
+  });
+
+  /** Sends a request over real HTTP and hangs up once `hangUpWhen` resolves. */
+  function callAndHangUp(path: string, hangUpWhen: Promise<unknown>) {
+    const target = new URL(path, url);
+    const request = httpRequest(target, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    request.on('error', () => {});
+    request.end(JSON.stringify({ input: 'What is on?' }));
+    void hangUpWhen.then(() => request.destroy());
+  }
+
+  it('a client that hangs up on invoke cancels the model call', async () => {
+    model.handle(() => {});
+    const arrived = model.nextRequest();
+    callAndHangUp('/agents/chat/invoke', arrived);
+    const upstream = await arrived;
+    const hungUp = Date.now();
+    await upstream.aborted;
+    assert.ok(Date.now() - hungUp < TIMEOUT_MS / 2, 'cancelled, not timed out');
+  });
+
+  it('a client that hangs up on a stream cancels the model call', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Text forever, so no timeout ends the call: only a cancellation can.
+      const more = setInterval(() => response.write(streamChunk('.')), 20);
+      response.on('close', () => clearInterval(more));
+    });
+    const arrived = model.nextRequest();
+    callAndHangUp(
+      '/agents/chat/stream',
+      arrived.then(() => new Promise((resolve) => setTimeout(resolve, 100))),
+    );
+    await (await arrived).aborted;
+  });
+});
+
+describe('chat agent with an endpoint that refuses connections', () => {
+  it('answers 502 AGENT_EXTERNAL_SERVICE_ERROR naming the service', async () => {
+    const port = await closedPort();
+    const test = await createTestApp('agents', { MODEL_BASE_URL: `http://127.0.0.1:${port}/v1` });
+    try {
+      const key = (await test.core.apiKeys.create('runtime', 'refused')).key;
+      const response = await test.app.inject({
+        method: 'POST',
+        url: '/agents/chat/invoke',
+        headers: { 'x-api-key': key },
+        payload: { input: 'hi' },
+      });
+      assert.equal(response.statusCode, 502);
+      const message = `The model endpoint could not be reached. (ECONNREFUSED) Service: 127.0.0.1:${port}`;
+      assert.deepEqual(response.json(), {
+        code: 'BAD_GATEWAY',
+        message,
+        errors: [{ type: 'AGENT_EXTERNAL_SERVICE_ERROR', message }],
+      });
+    } finally {
+      await test.close();
+    }
+  });
+});

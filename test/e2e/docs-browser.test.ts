@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { AGENTS_AUDIENCE } from '../../src/agents/auth.ts';
+import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
 import { createAccountRepository } from '../../src/client-api/accounts/repository.ts';
 import { createAccountService } from '../../src/client-api/accounts/service.ts';
 import type { ServiceName } from '../../src/core/core.ts';
@@ -113,6 +115,10 @@ function assertSpecOperations(
   assert.deepEqual(missing, [], 'SPEC operations missing from the document or the page');
 }
 
+/** The Authorize dialog's entry of the X-API-Key header scheme; the bearer one says "(http, Bearer)". */
+const API_KEY_SCHEME = /Name: X-API-Key/;
+const BEARER_SCHEME = /\(http, Bearer\)/;
+
 function assertCleanPage(docs: DocsPage): void {
   assert.deepEqual(docs.problems, [], 'console errors, failed or external requests on the page');
 }
@@ -172,18 +178,17 @@ describe('API reference pages (/docs) in Chromium', () => {
         `bearer scheme: ${schemes.join(' | ')}`,
       );
 
-      await docs.authorize('X-API-Key', key);
+      await docs.authorize(API_KEY_SCHEME, key);
       const call = await docs.tryIt('GET', '/accounts/{accountNumber}/devices', { accountNumber });
       assert.equal(call.wire, 200, `try-it answered ${call.wire}`);
       assert.equal(call.shown, '200');
       assert.equal(call.url, `${url('client-api')}/api/v1/accounts/${accountNumber}/devices?qspVersion=V3`);
       assert.equal(call.headers['x-api-key'], key);
-      assert.deepEqual((await docs.responseMediaTypes('GET', '/accounts/{accountNumber}/devices')).sort(), [
-        'application/bson',
-        'application/json',
-        'application/ubjson',
-        'application/xml',
-      ]);
+      const fourTypes = ['application/bson', 'application/json', 'application/ubjson', 'application/xml'];
+      const devices = '/accounts/{accountNumber}/devices';
+      assert.deepEqual((await docs.mediaTypes('GET', devices, 'response')).sort(), fourTypes);
+      const name = '/accounts/{accountNumber}/devices/{mediaPlayerId}/name';
+      assert.deepEqual((await docs.mediaTypes('PUT', name, 'request')).sort(), fourTypes);
       assertCleanPage(docs);
     } finally {
       await docs.close();
@@ -205,7 +210,7 @@ describe('API reference pages (/docs) in Chromium', () => {
         `schemes: ${schemes.join(' | ')}`,
       );
 
-      await docs.authorize('X-API-Key', key);
+      await docs.authorize(API_KEY_SCHEME, key);
       const call = await docs.tryIt('GET', '/config', {});
       assert.equal(call.wire, 200, `try-it answered ${call.wire}`);
       assert.equal(call.shown, '200');
@@ -244,12 +249,32 @@ describe('API reference pages (/docs) in Chromium', () => {
         `bearer scheme: ${schemes.join(' | ')}`,
       );
 
-      await docs.authorize('X-API-Key', key);
+      await docs.authorize(API_KEY_SCHEME, key);
       const call = await docs.tryIt('GET', '/agents', {});
       assert.equal(call.wire, 200, `try-it answered ${call.wire}`);
       assert.equal(call.shown, '200');
       assert.equal(call.url, `${url('agents')}/agents`);
       assert.equal(call.headers['x-api-key'], key);
+      assertCleanPage(docs);
+    } finally {
+      await docs.close();
+    }
+  });
+
+  it('agents: try-it with a bearer token signed by the assistant, typed into the Authorize dialog', async () => {
+    assert.ok(running);
+    const token = await createAssistantSigner(running.core).sign(
+      { sub: 'docs-browser' },
+      { audience: AGENTS_AUDIENCE },
+    );
+    const docs = await open('agents');
+    try {
+      await docs.authorize(BEARER_SCHEME, token);
+      const call = await docs.tryIt('GET', '/agents', {});
+      assert.equal(call.wire, 200, `try-it answered ${call.wire}`);
+      assert.equal(call.shown, '200');
+      assert.equal(call.headers.authorization, `Bearer ${token}`);
+      assert.equal(call.headers['x-api-key'], undefined);
       assertCleanPage(docs);
     } finally {
       await docs.close();

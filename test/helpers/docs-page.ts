@@ -41,16 +41,16 @@ export interface DocsPage {
   operations(): Promise<RenderedOperation[]>;
   /** The security schemes the Authorize dialog offers, each as its visible text. */
   authorizeSchemes(): Promise<string[]>;
-  /** Types a value into the scheme carried by header or parameter `name` and authorises it. */
-  authorize(name: string, value: string): Promise<void>;
+  /** Types a value into the scheme whose dialog entry matches `scheme` (e.g. /Name: X-API-Key/) and applies it. */
+  authorize(scheme: RegExp, value: string): Promise<void>;
   /** Runs one operation with try-it-out; returns the status the page shows and the one on the wire. */
   tryIt(
     method: string,
     path: string,
     parameters: Record<string, string>,
   ): Promise<{ shown: string; wire: number; url: string; headers: Record<string, string> }>;
-  /** The response media types offered by an operation already expanded (by tryIt). */
-  responseMediaTypes(method: string, path: string): Promise<string[]>;
+  /** The media types an operation's request body or response picker offers. */
+  mediaTypes(method: string, path: string, direction: 'request' | 'response'): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -92,6 +92,14 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
       .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) })
       .first();
 
+  /** Opens an operation unless it is open already (a click on an open one closes it). */
+  const expand = async (method: string, path: string) => {
+    const block = operationBlock(method, path);
+    const open = await block.evaluate((element) => element.classList.contains('is-open'));
+    if (!open) await block.locator('.opblock-summary-control').click();
+    return block;
+  };
+
   return {
     page,
     problems,
@@ -109,22 +117,16 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
       await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
       return schemes.map((scheme) => scheme.replace(/\s+/g, ' ').trim());
     },
-    async authorize(name, value) {
+    async authorize(scheme, value) {
       await page.click('.swagger-ui .auth-wrapper .btn.authorize');
-      const container = page
-        .locator('.modal-ux .auth-container')
-        .filter({ has: page.locator('code', { hasText: new RegExp(`^${name}$`) }) })
-        .first();
+      const container = page.locator('.modal-ux .auth-container').filter({ hasText: scheme }).first();
       await container.locator('input[type="text"]').fill(value);
       await container.locator('button.authorize').click();
       await container.locator('h6', { hasText: 'Authorized' }).waitFor();
       await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
     },
     async tryIt(method, path, parameters) {
-      const block = operationBlock(method, path);
-      // Deep links reopen the operation last expanded (after a reload): a click would close it.
-      const open = await block.evaluate((element) => element.classList.contains('is-open'));
-      if (!open) await block.locator('.opblock-summary-control').click();
+      const block = await expand(method, path);
       for (const [name, value] of Object.entries(parameters)) {
         await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
       }
@@ -147,12 +149,12 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
         headers: await wire.request().allHeaders(),
       };
     },
-    responseMediaTypes: async (method, path) =>
-      (
-        await operationBlock(method, path)
-          .locator('.response-control-media-type select option')
-          .allTextContents()
-      ).map((type) => type.trim()),
+    async mediaTypes(method, path, direction) {
+      const block = await expand(method, path);
+      const label = direction === 'request' ? 'Parameter content type' : 'Response content type';
+      const options = block.locator(`select[aria-label="${label}"]`).first().locator('option');
+      return (await options.allTextContents()).map((type) => type.trim());
+    },
     close: () => context.close(),
   };
 }

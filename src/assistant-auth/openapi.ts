@@ -1,4 +1,6 @@
+import { errorBodySchema } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
+import { accessDescription } from './access.ts';
 
 /** The OpenAPI 3 document of area B; paths come from the routes' own schemas. */
 export const assistantAuthOpenApi: OpenApiDefinition = {
@@ -37,5 +39,28 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       { name: 'openid', description: 'The assistant’s public keys.' },
       { name: 'monitoring', description: 'Health, status, configuration and metrics.' },
     ],
+  },
+  // The core's monitoring routes say nothing of keys: /metrics is public (any key), the probes are open.
+  transform: ({ schema, url }) => {
+    const base = schema ?? {};
+    if (url === '/metrics') {
+      const response = { ...((base.response as Record<number, unknown> | undefined) ?? {}) };
+      response[200] = {
+        description: 'Prometheus text exposition format.',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      };
+      response[401] = {
+        description: 'No, unknown or revoked API key.',
+        content: { 'application/json': { schema: errorBodySchema } },
+      };
+      return {
+        schema: { ...base, description: accessDescription('public'), security: [{ apiKey: [] }], response },
+        url,
+      };
+    }
+    if (url === '/healthz' || url === '/readyz') {
+      return { schema: { ...base, description: accessDescription('open'), security: [] }, url };
+    }
+    return { schema: base, url };
   },
 };

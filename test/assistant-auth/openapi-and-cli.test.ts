@@ -41,6 +41,9 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     assert.deepEqual(op('/users/assistantid/integrated')?.security, [{ callbackData: [] }]);
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
+    assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);
+    assert.deepEqual(statuses('/metrics'), ['200', '401']);
+    assert.deepEqual(op('/healthz')?.security, []);
   });
 
   it('seals a callback parameter with `callback-param` that the service accepts once', async () => {

@@ -127,8 +127,19 @@ function tidyDocument<T>(document: T): T {
     error.properties.errors.items = { $ref: '#/definitions/ErrorItem' };
   }
   for (const operations of Object.values(isObject(tidy.paths) ? tidy.paths : {})) {
-    for (const operationObject of Object.values(isObject(operations) ? operations : {})) {
+    for (const [method, operationObject] of Object.entries(isObject(operations) ? operations : {})) {
       if (!isObject(operationObject)) continue;
+      // @fastify/swagger suffixes HEAD operation ids with `-head`; SPEC's ids are distinct already.
+      if (method === 'head' && typeof operationObject.operationId === 'string') {
+        operationObject.operationId = operationObject.operationId.replace(/-head$/, '');
+      }
+      // Every operation negotiates Accept: nothing acceptable is 406 (in JSON).
+      if (isObject(operationObject.responses) && operationObject.responses['406'] === undefined) {
+        operationObject.responses['406'] = {
+          description: 'None of the media types in Accept can be produced.',
+          schema: { ...ERROR_REF },
+        };
+      }
       for (const response of Object.values(
         isObject(operationObject.responses) ? operationObject.responses : {},
       )) {

@@ -6,6 +6,7 @@ import { registerBookmarkRoutes } from './bookmarks/routes.ts';
 import { registerCampaignRoutes } from './campaigns/routes.ts';
 import { createClientApiDeps } from './deps.ts';
 import { registerDeviceRoutes } from './devices/routes.ts';
+import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
 import { registerRatingRoutes } from './ratings/routes.ts';
 import { registerRegistrationRoutes } from './registration/routes.ts';
@@ -28,6 +29,10 @@ export const clientApiService: ServiceDefinition = {
     const deps = createClientApiDeps(core);
     await app.register(
       async (scope) => {
+        await scope.register(mediaTypes, {
+          bodyLimit: core.config.BODY_LIMIT,
+          maxDepth: core.config.BODY_MAX_DEPTH,
+        });
         registerAccountRoutes(scope, deps);
         registerDeviceRoutes(scope, deps);
         registerSessionRoutes(scope, deps);

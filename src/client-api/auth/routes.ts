@@ -69,7 +69,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
         params: DeviceClassParams,
         querystring: AuthenticateQuery,
         body: Credential,
-        response: { 200: UserResponse, ...errorResponses(400, 401, 403, 409) },
+        response: { 200: UserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
       },
     },
     async (request) => {
@@ -108,6 +108,8 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
   app.head(
     '/auth/:deviceClass/users/authenticate',
     {
+      // HEAD routes are left out of the document unless asked for.
+      config: { swagger: { exposeHeadRoute: true } },
       schema: {
         ...operation({
           id: 'Authentication_HeadAuthByDeviceClassUsersAuthenticate',

@@ -203,7 +203,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
         params: DeviceParams,
         querystring: QspQuery,
         body: DeviceNameBody,
-        response: { 200: DeviceName, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: DeviceName, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },
     async (request) => {

@@ -126,6 +126,17 @@ describe('embedded Direct Line channel: who may call what', () => {
         assert.equal(typeof body.message, 'string', label);
       }
     }
+    // Credentials are checked before the body is read: a bad body with a bad token is still 403.
+    const forged = (await badTokens()).forged.token;
+    const garbled = await fetch(
+      `${base}/v3/directline/conversations/${conversation.conversationId}/activities`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
+        body: '{"type": 5',
+      },
+    );
+    assert.equal(garbled.status, 403);
     const stored = await call(
       'GET',
       `/v3/directline/conversations/${conversation.conversationId}/activities`,

@@ -1,8 +1,10 @@
 import type {} from '@fastify/websocket';
+import type { FastifyRequest } from 'fastify';
 import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ConversationService } from './conversation-service.ts';
-import type { ChannelCredentials } from './credentials.ts';
+import type { ChannelCredentials, Credential } from './credentials.ts';
+import { directLineErrors } from './errors.ts';
 import {
   activityInput,
   activitySetSchema,
@@ -15,6 +17,13 @@ import {
   watermarkQuery,
 } from './schemas.ts';
 import type { StreamHub } from './stream-hub.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who calls a Direct Line route; set by its onRequest hook, before the body is even read. */
+    directLineCredential?: Credential;
+  }
+}
 
 interface Parts {
   credentials: ChannelCredentials;
@@ -29,11 +38,20 @@ const bearer =
 /** The Direct Line 3.0 routes of the embedded channel, top to bottom, and its WebSocket stream. */
 export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<void> {
   const { credentials, conversations, hub } = parts;
-  const who = (authorization: string | undefined) => credentials.authenticate(authorization);
+  app.decorateRequest('directLineCredential', undefined);
+  // Credentials first: an expired or forged token is 403 whatever the body says.
+  const onRequest = async (request: FastifyRequest) => {
+    request.directLineCredential = await credentials.authenticate(request.headers.authorization);
+  };
+  const who = (request: FastifyRequest): Credential => {
+    if (!request.directLineCredential) throw directLineErrors.DIRECTLINE_CREDENTIALS_MISSING();
+    return request.directLineCredential;
+  };
 
   app.post(
     '/v3/directline/tokens/generate',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: a token for a new conversation.',
         description: `Bearer: the channel secret only. The token is bound to a new conversation id and to \`user.id\` (or a generated \`dl_…\` id). ${bearer}`,
@@ -42,11 +60,12 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
         response: { 200: tokenAnswerSchema, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => conversations.generate(await who(request.headers.authorization), request.body),
+    async (request) => conversations.generate(who(request), request.body),
   );
   app.post(
     '/v3/directline/tokens/refresh',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: a new token for the same conversation and user.',
         description: `Bearer: a valid, unexpired token. ${bearer}`,
@@ -54,11 +73,12 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
         response: { 200: tokenAnswerSchema, ...errorResponses(401, 403) },
       },
     },
-    async (request) => conversations.refresh(await who(request.headers.authorization)),
+    async (request) => conversations.refresh(who(request)),
   );
   app.post(
     '/v3/directline/conversations',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
         description: `With a token: its conversation. With the secret: a new one. The streamUrl replays the conversation from its start. ${bearer}`,
@@ -72,16 +92,14 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
       },
     },
     async (request, reply) => {
-      const { created, answer } = await conversations.start(
-        await who(request.headers.authorization),
-        request.body,
-      );
+      const { created, answer } = await conversations.start(who(request), request.body);
       return reply.code(created ? 201 : 200).send(answer);
     },
   );
   app.get(
     '/v3/directline/conversations/:conversationId',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: reconnect — a fresh token and streamUrl.',
         description: `The streamUrl replays from \`watermark\`; without it, only what comes after this call. ${bearer}`,
@@ -92,15 +110,12 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
       },
     },
     async (request) =>
-      conversations.reconnect(
-        await who(request.headers.authorization),
-        request.params.conversationId,
-        request.query.watermark,
-      ),
+      conversations.reconnect(who(request), request.params.conversationId, request.query.watermark),
   );
   app.post(
     '/v3/directline/conversations/:conversationId/activities',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: send an activity; a message is answered by the assistant agent.',
         description: `\`from.id\` is always the token’s user. The answer (or the agent’s error, with the family error body in \`value\`) arrives as a bot activity. ${bearer}`,
@@ -110,16 +125,12 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
         response: { 200: resourceResponseSchema, ...errorResponses(400, 401, 403, 404, 413) },
       },
     },
-    async (request) =>
-      conversations.post(
-        await who(request.headers.authorization),
-        request.params.conversationId,
-        request.body,
-      ),
+    async (request) => conversations.post(who(request), request.params.conversationId, request.body),
   );
   app.get(
     '/v3/directline/conversations/:conversationId/activities',
     {
+      onRequest,
       schema: {
         summary: 'Direct Line: activities after a watermark (polling clients).',
         description: `At most 100 per call; \`typing\` is only sent over the stream. ${bearer}`,
@@ -130,11 +141,7 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
       },
     },
     async (request) =>
-      conversations.list(
-        await who(request.headers.authorization),
-        request.params.conversationId,
-        request.query.watermark,
-      ),
+      conversations.list(who(request), request.params.conversationId, request.query.watermark),
   );
 
   // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).

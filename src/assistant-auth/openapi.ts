@@ -41,10 +41,14 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
     ],
   },
   // The core's monitoring routes say nothing of keys: /metrics is public (any key), the probes are open.
+  // Every operation may also answer 500 (an unexpected fault, described to no one).
   transform: ({ schema, url }) => {
     const base = schema ?? {};
+    const response: Record<number, unknown> = {
+      ...((base.response as Record<number, unknown> | undefined) ?? {}),
+      500: { description: 'Unexpected fault.', content: { 'application/json': { schema: errorBodySchema } } },
+    };
     if (url === '/metrics') {
-      const response = { ...((base.response as Record<number, unknown> | undefined) ?? {}) };
       response[200] = {
         description: 'Prometheus text exposition format.',
         content: { 'text/plain': { schema: { type: 'string' } } },
@@ -59,8 +63,8 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       };
     }
     if (url === '/healthz' || url === '/readyz') {
-      return { schema: { ...base, description: accessDescription('open'), security: [] }, url };
+      return { schema: { ...base, description: accessDescription('open'), security: [], response }, url };
     }
-    return { schema: base, url };
+    return { schema: { ...base, response }, url };
   },
 };

@@ -8,8 +8,8 @@ import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 import { type FakeDirectLine, startFakeDirectLine } from './helpers/fake-directline.ts';
 
-type Caller = 'none' | 'runtime' | 'gateway' | 'client' | 'backoffice' | 'revoked';
-const callers: Caller[] = ['none', 'runtime', 'gateway', 'client', 'backoffice', 'revoked'];
+type Caller = 'none' | 'runtime' | 'gateway' | 'client' | 'backoffice' | 'revoked' | 'unknown';
+const callers: Caller[] = ['none', 'runtime', 'gateway', 'client', 'backoffice', 'revoked', 'unknown'];
 
 interface Call {
   url: string;
@@ -149,7 +149,7 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
 function expected(endpoint: Endpoint, caller: Caller): { status: number; type?: string } {
   if (endpoint.access === 'open' || endpoint.access === 'callback') return { status: endpoint.ok };
   if (caller === 'none') return { status: 401, type: 'CREDENTIALS_MISSING' };
-  if (caller === 'revoked') return { status: 401, type: 'API_KEY_INVALID' };
+  if (caller === 'revoked' || caller === 'unknown') return { status: 401, type: 'API_KEY_INVALID' };
   const allowed: Record<Exclude<AccessClass, 'open' | 'callback'>, Caller[]> = {
     internal: ['runtime'],
     gateway: ['gateway'],
@@ -181,6 +181,7 @@ describe('assistant-auth access matrix (SPEC area B)', () => {
     const revoked = await core.apiKeys.create('gateway', 'matrix-revoked');
     await core.apiKeys.revoke(revoked.id);
     keys.set('revoked', revoked.key);
+    keys.set('unknown', `snt_runtime_0123456789abcdef_${'A'.repeat(43)}`);
   });
   after(async () => {
     await close();
@@ -214,9 +215,11 @@ describe('assistant-auth access matrix (SPEC area B)', () => {
         });
         const want = expected(endpoint, caller);
         const got = response.statusCode;
-        const type =
-          got >= 400 ? (response.json() as { errors: Array<{ type: string }> }).errors[0]?.type : undefined;
-        if (got !== want.status || type !== want.type) {
+        const body =
+          got >= 400 ? (response.json() as { code: string; errors: Array<{ type: string }> }) : undefined;
+        const type = body?.errors[0]?.type;
+        const category = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN' }[want.status];
+        if (got !== want.status || type !== want.type || (category && body?.code !== category)) {
           failures.push(
             `${endpoint.method} ${endpoint.path} as ${caller}: want ${want.status} ${want.type ?? ''}, got ${got} ${type ?? ''}`,
           );

@@ -122,6 +122,25 @@ describe('agents routes', () => {
     );
   });
 
+  it('answers an oversize body with 413 and a body that is not JSON with 415', async () => {
+    const large = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers,
+      payload: { input: 'x'.repeat(70_000) },
+    });
+    assert.equal(large.statusCode, 413);
+    assert.equal(large.json().errors[0].type, 'BODY_TOO_LARGE');
+    const text = await app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers: { ...headers, 'content-type': 'application/xml' },
+      payload: '<input>hello</input>',
+    });
+    assert.equal(text.statusCode, 415);
+    assert.equal(text.json().errors[0].type, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('answers a whitespace-only input with 400 AGENT_VALIDATION_ERROR from the agent', async () => {
     const response = await app.inject({
       method: 'POST',

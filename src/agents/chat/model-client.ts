@@ -94,8 +94,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       body = undefined;
     }
     const code = upstreamCode(body);
-    // Kept for the log only; the upstream's words never reach our client.
-    const cause = new Error(`${serviceName} ${response.status}: ${text.slice(0, 500)}`);
+    // Kept for the log only (never our key, should the upstream echo it); never sent to our client.
+    const logged = options.apiKey ? text.split(options.apiKey).join('[redacted]') : text;
+    const cause = new Error(`${serviceName} ${response.status}: ${logged.slice(0, 500)}`);
     if (signal.aborted) return cause;
     if (response.status === 429 && code !== 'insufficient_quota') {
       return new AgentRateLimitError('The model endpoint is rate limiting requests.', {

@@ -69,16 +69,16 @@ describe('botframework-directlinejs against the embedded channel and the real ag
     return ((await response.json()) as { output: string }).output;
   }
 
-  async function connect() {
-    const response = await fetch(`${family.url('assistant-auth')}/token/wss`, {
+  /** A client from /token/wss (conversation started, streamUrl given) or from /token (it starts it). */
+  async function connect(from: '/token/wss' | '/token' = '/token/wss') {
+    const response = await fetch(`${family.url('assistant-auth')}${from}`, {
       headers: { 'x-api-key': apiKey },
     });
     assert.equal(response.status, 200);
     const wss = (await response.json()) as WssAnswer;
     const directLine = new DirectLine({
       token: wss.token,
-      conversationId: wss.conversationId,
-      streamUrl: wss.streamUrl,
+      ...(from === '/token/wss' ? { conversationId: wss.conversationId, streamUrl: wss.streamUrl } : {}),
       domain: `${family.url('assistant-auth')}/v3/directline`,
       webSocket: true,
       timeout: 2000,
@@ -158,6 +158,23 @@ describe('botframework-directlinejs against the embedded channel and the real ag
       assert.equal(ids.length, 4);
       const next = await client.send('hello');
       await client.answerTo(next);
+    } finally {
+      client.stop();
+    }
+  });
+  it('a client started from a /token token starts the conversation itself and talks the same way', async () => {
+    opened.length = 0;
+    const client = await connect('/token');
+    try {
+      const id = await client.send('hello');
+      assert.ok(id.startsWith(`${client.wss.conversationId}|`), 'the conversation the token was bound to');
+      const answer = await client.answerTo(id);
+      assert.equal(answer.text, await agentAnswer('hello'));
+      assert.equal(opened.length, 1);
+      assert.match(
+        opened[0] ?? '',
+        new RegExp(`/v3/directline/conversations/${client.wss.conversationId}/stream\\?t=`),
+      );
     } finally {
       client.stop();
     }

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AccountsFixture, accountsFixture, errorTypes } from './accounts-fixtures.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import { openCore } from '../../src/core/core.ts';
+import { buildServiceApp } from '../../src/core/http/service-app.ts';
+import { services } from '../../src/family.ts';
+import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 
 describe('client-api sessions', () => {
   let f: AccountsFixture;
@@ -121,5 +125,39 @@ describe('client-api idle sessions', () => {
       headers: { authorization: `Bearer ${tv.refreshToken}` },
     });
     assert.equal(refresh.statusCode, 401);
+  });
+});
+
+describe('client-api revocation across processes', () => {
+  let f: AccountsFixture;
+  before(async () => {
+    f = await accountsFixture();
+    await f.account('xp-1');
+  });
+  after(() => f.close());
+
+  it('a session closed through one process refuses its token on another sharing the database', async () => {
+    // A second core and app on the same store: what a second process behind a load balancer is.
+    const otherCore = await openCore(loadConfig(f.core.env as NodeJS.ProcessEnv), { migrate: false });
+    const other = await buildServiceApp(otherCore, services['client-api']);
+    try {
+      const tv = await f.signIn('xp-1@example.test', 'tv-1');
+      const read = () =>
+        other.inject({
+          method: 'GET',
+          url: `${BASE}/accounts/xp-1/devices`,
+          headers: { authorization: `Bearer ${tv.accessToken}` },
+        });
+      assert.equal((await read()).statusCode, 200, 'the other process verifies the token (shared keys)');
+      assert.equal((await read()).statusCode, 200);
+      const closed = await f.call('DELETE', '/accounts/xp-1/sessions', { key: f.operatorKey });
+      assert.equal(closed.statusCode, 204);
+      const refused = await read();
+      assert.equal(refused.statusCode, 401);
+      assert.deepEqual(errorTypes(refused), ['TOKEN_INVALID']);
+    } finally {
+      await other.close();
+      await otherCore.close();
+    }
   });
 });

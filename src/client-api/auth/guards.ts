@@ -5,7 +5,7 @@ import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import type { Principal } from './principal.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import { bearer, verifyAccessToken } from './tokens.ts';
+import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
 /** A hook usable as onRequest or preHandler: request params are known at both. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -28,6 +28,9 @@ export interface Guards {
 /** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
 const TOUCH_RESOLUTION_MS = 60_000;
 
+/** Most verified tokens remembered per process (about 1 KiB each). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
 
 const noCredentials = () =>
@@ -47,8 +50,25 @@ const badToken = () =>
 export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
   const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
 
-  async function fromToken(token: string): Promise<Principal> {
+  // Verified signatures, by token: a token never changes, so its ES256 check is done once per process.
+  // Expiry is re-checked on every hit and the session row is still read on every request.
+  const verified = new Map<string, AccessClaims & { exp: number }>();
+
+  async function claimsOf(token: string, now: number): Promise<AccessClaims | undefined> {
+    const hit = verified.get(token);
+    if (hit) return hit.exp * 1000 > now ? hit : undefined;
     const claims = await verifyAccessToken(keys, token);
+    if (!claims) return undefined;
+    if (verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = verified.keys().next();
+      if (!oldest.done) verified.delete(oldest.value);
+    }
+    verified.set(token, claims);
+    return claims;
+  }
+
+  async function fromToken(token: string): Promise<Principal> {
+    const claims = await claimsOf(token, Date.now());
     if (!claims) throw badToken();
     // Revocation is immediate: the session row is read on every request (one primary-key read).
     const state = await sessions.state(claims.sid);

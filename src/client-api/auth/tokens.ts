@@ -39,7 +39,10 @@ export async function signAccessToken(
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
 /** The claims of a valid, unexpired token of ours; undefined for anything else. */
-export async function verifyAccessToken(keys: SigningKeys, token: string): Promise<AccessClaims | undefined> {
+export async function verifyAccessToken(
+  keys: SigningKeys,
+  token: string,
+): Promise<(AccessClaims & { exp: number }) | undefined> {
   try {
     const { kid, alg } = decodeProtectedHeader(token);
     if (alg !== 'ES256' || !isString(kid)) return undefined;
@@ -51,8 +54,9 @@ export async function verifyAccessToken(keys: SigningKeys, token: string): Promi
       audience: TOKEN_AUDIENCE,
     });
     const { sub, acc, uh, did, dcl, sid, qsp } = payload;
-    if (![sub, acc, uh, did, dcl, sid, qsp].every(isString)) return undefined;
-    return payload as unknown as AccessClaims;
+    if (![sub, acc, uh, did, dcl, sid, qsp].every(isString) || typeof payload.exp !== 'number')
+      return undefined;
+    return payload as unknown as AccessClaims & { exp: number };
   } catch {
     return undefined;
   }

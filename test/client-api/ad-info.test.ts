@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAdBreakRepository } from '../../src/client-api/ad-info/repository.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 import { type FakeSubsystem, startFakeSubsystem } from './campaigns-subsystem-fixture.ts';
 
 const long25 = 'z'.repeat(25);
@@ -116,6 +117,36 @@ describe('ad info (local ad table)', () => {
       `/${'d'.repeat(24)}/Voditems/${'i'.repeat(24)}/ad-info?campaign=${'c'.repeat(24)}`,
     );
     assert.equal(atLimit.statusCode, 200, atLimit.body);
+  });
+
+  it('answers in XML and UBJSON too; a 204 in BSON is an empty body', async () => {
+    const inject = (path: string, accept: string) =>
+      fx.app.inject({
+        method: 'GET',
+        url: `/api/v1${path}`,
+        headers: { authorization: `Bearer ${tv.accessToken}`, accept },
+      });
+    const xml = await inject('/smarttv/Voditems/x-1/ad-info', 'application/xml');
+    assert.equal(xml.statusCode, 200);
+    const info = (await decoded(xml)) as { AdInfo: Record<string, unknown> };
+    assert.equal(info.AdInfo.contentId, 'x-1');
+    assert.equal(info.AdInfo.personalised, 'false');
+    const breaks = (info.AdInfo.adBreaks as { AdBreak: Array<Record<string, string>> }).AdBreak;
+    assert.deepEqual(
+      breaks.map((adBreak) => adBreak.position),
+      ['preroll', 'postroll'],
+    );
+    assert.ok(String(info.AdInfo.vastUrl).startsWith('https://ads.example.test/vast'));
+
+    const ubjson = await inject('/smarttv/U7d/x-2/ad-info', 'application/ubjson');
+    assert.equal(ubjson.statusCode, 200);
+    const body = (await decoded(ubjson)) as { adBreaks: Array<{ maxAds: number }>; contents: string };
+    assert.equal(body.contents, 'U7d');
+    assert.equal(body.adBreaks[0]?.maxAds, 2);
+
+    const none = await inject('/smarttv/Channels/ch-1/ad-info', 'application/bson');
+    assert.equal(none.statusCode, 204);
+    assert.equal(none.rawPayload.length, 0);
   });
 
   it('500 for a genuine fault, with no detail in the body', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 
 const long25 = 'x'.repeat(25);
 
@@ -189,5 +190,43 @@ describe('bookmarks', () => {
     );
     assert.equal(future.statusCode, 400);
     assert.deepEqual(errorTypes(future), ['BOOKMARK_TIME_IN_FUTURE']);
+  });
+
+  it('answers in BSON and XML too', async () => {
+    const saved = await fx.app.inject({
+      method: 'POST',
+      url: `/api/v1/smarttv/tv-1/users/${alice.userHash}/bookmarks/5005/61`,
+      headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/bson' },
+    });
+    assert.equal(saved.statusCode, 200);
+    assert.match(String(saved.headers['content-type']), /^application\/bson/);
+    const bson = (await decoded(saved)) as Record<string, unknown>;
+    assert.equal(bson.offset, 61);
+    assert.equal(Number(bson.contentId), 5005);
+    assert.equal(bson.applied, true);
+    assert.equal(bson.deviceId, 'tv-1');
+
+    const read = await fx.app.inject({
+      method: 'GET',
+      url: `/api/v1/smarttv/users/${alice.userHash}/bookmarks/5005`,
+      headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/xml' },
+    });
+    assert.equal(read.statusCode, 200);
+    const xml = (await decoded(read)) as { Bookmark: Record<string, string> };
+    assert.equal(xml.Bookmark.offset, '61');
+    assert.equal(xml.Bookmark.contentId, '5005');
+    assert.equal(xml.Bookmark.userHash, alice.userHash);
+
+    const missing = await fx.app.inject({
+      method: 'GET',
+      url: `/api/v1/smarttv/users/${alice.userHash}/bookmarks/5006`,
+      headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/xml' },
+    });
+    assert.equal(missing.statusCode, 404);
+    const error = (await decoded(missing)) as {
+      Error: { code: string; errors: { ErrorItem: { type: string } } };
+    };
+    assert.equal(error.Error.code, 'NOT_FOUND');
+    assert.equal(error.Error.errors.ErrorItem.type, 'BOOKMARK_NOT_FOUND');
   });
 });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CampaignTables } from '../../src/client-api/campaigns/repository.ts';
 import { freePort } from '../helpers/processes.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 import { type FakeSubsystem, startFakeSubsystem } from './campaigns-subsystem-fixture.ts';
 
 describe('advertising contacts (local table)', () => {
@@ -80,6 +81,24 @@ describe('advertising contacts (local table)', () => {
       (await fx.call('POST', `/smarttv/accounts/camp-a/campaigns/${'c'.repeat(24)}`, { token })).statusCode,
       201,
     );
+  });
+
+  it('answers the id as <string> in XML and as { Value } in BSON', async () => {
+    const inject = (accept: string) =>
+      fx.app.inject({
+        method: 'POST',
+        url: '/api/v1/smarttv/accounts/camp-a/campaigns/autumn',
+        headers: { authorization: `Bearer ${tv.accessToken}`, accept },
+      });
+    const xml = await inject('application/xml');
+    assert.equal(xml.statusCode, 201);
+    const xmlBody = (await decoded(xml)) as { string: string };
+    assert.match(xmlBody.string, /^[0-9a-f-]{36}$/);
+    const bson = await inject('application/bson');
+    assert.equal(bson.statusCode, 201);
+    const bsonBody = (await decoded(bson)) as { Value: string };
+    assert.match(bsonBody.Value, /^[0-9a-f-]{36}$/);
+    assert.notEqual(bsonBody.Value, xmlBody.string);
   });
 });
 

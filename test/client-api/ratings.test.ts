@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 
 describe('ratings', () => {
   let fx: AccountsFixture;
@@ -105,5 +106,21 @@ describe('ratings', () => {
       assert.equal(response.statusCode, 400, name);
       assert.deepEqual(errorTypes(response), ['VALIDATION_ERROR'], name);
     }
+  });
+
+  it('answers in UBJSON too', async () => {
+    const response = await fx.app.inject({
+      method: 'PUT',
+      url: '/api/v1/smarttv/contents/vod/555/ratings/4',
+      headers: { authorization: `Bearer ${alice.accessToken}`, accept: 'application/ubjson' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^application\/ubjson/);
+    const body = (await decoded(response)) as Record<string, unknown>;
+    assert.equal(body.rating, 4);
+    assert.equal(body.count, 1);
+    assert.equal(body.average, 4);
+    assert.equal(body.userId, alice.platformUserId);
+    assert.equal(Number(body.contentId), 555);
   });
 });

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { serialize } from 'bson';
 import { type AccountsFixture, accountsFixture, errorTypes } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 import { header, type SmtpSink, startSmtpSink, textBody } from './mail-smtp-fixture.ts';
 
 const request = (fx: AccountsFixture, body: unknown, options: { deviceClass?: string; ip?: string } = {}) =>
@@ -134,5 +136,46 @@ describe('registration e-mail into the mail drop', () => {
     assert.equal(header(raw, 'Subject'), 'Tu registro en Sintonia');
     assert.ok(textBody(raw).includes(`Referencia: ${requestId}`));
     assert.ok(textBody(raw).includes('esta dirección'));
+  });
+});
+
+describe('registration request in other media types', () => {
+  let fx: AccountsFixture;
+  before(async () => {
+    fx = await accountsFixture({ MAIL_POLL_INTERVAL_MS: '50' });
+  });
+  after(() => fx.close());
+
+  it('reads an XML body and answers UBJSON; reads a BSON body and answers XML', async () => {
+    const xml = await fx.app.inject({
+      method: 'POST',
+      url: '/api/v1/web/registration/request',
+      payload:
+        '<RegistrationRequest><email>xml@example.test</email><language>en</language></RegistrationRequest>',
+      headers: { 'content-type': 'application/xml', accept: 'application/ubjson' },
+    });
+    assert.equal(xml.statusCode, 200, xml.body);
+    const fromXml = (await decoded(xml)) as { status: string; requestId: string };
+    assert.equal(fromXml.status, 'queued');
+
+    const bson = await fx.app.inject({
+      method: 'POST',
+      url: '/api/v1/web/registration/request',
+      payload: serialize({ email: 'bson@example.test' }),
+      headers: { 'content-type': 'application/bson', accept: 'application/xml' },
+    });
+    assert.equal(bson.statusCode, 200, bson.body);
+    const fromBson = (await decoded(bson)) as { RegistrationAccepted: { status: string; requestId: string } };
+    assert.equal(fromBson.RegistrationAccepted.status, 'queued');
+
+    const bad = await fx.app.inject({
+      method: 'POST',
+      url: '/api/v1/web/registration/request',
+      payload: serialize({ email: 'not-an-address' }),
+      headers: { 'content-type': 'application/bson', accept: 'application/xml' },
+    });
+    assert.equal(bad.statusCode, 400);
+    const error = (await decoded(bad)) as { Error: { code: string } };
+    assert.equal(error.Error.code, 'BAD_REQUEST');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import { decoded } from './bookmarks-media.ts';
 import { type FakeSubsystem, startFakeSubsystem } from './campaigns-subsystem-fixture.ts';
 
 describe('subscriptions (local store)', () => {
@@ -93,6 +94,20 @@ describe('subscriptions (local store)', () => {
       assert.deepEqual(errorTypes(response), ['VALIDATION_ERROR'], name);
     }
     assert.equal((await homeZone({ key: fx.operatorKey }, 'a'.repeat(49))).statusCode, 400);
+  });
+
+  it('answers in BSON too', async () => {
+    const response = await fx.app.inject({
+      method: 'POST',
+      url: `/api/v1/smarttv/users/${a.platformUserId}/subscriptions/P-300;MOVIES/dth/enabled`,
+      headers: { authorization: `Bearer ${a.accessToken}`, accept: 'application/bson' },
+    });
+    assert.equal(response.statusCode, 200);
+    const body = (await decoded(response)) as Record<string, unknown>;
+    assert.equal(body.codPersona, 'P-300');
+    assert.equal(body.codOferta, 'MOVIES');
+    assert.equal(body.product, 'dth');
+    assert.equal(body.enabled, true);
   });
 });
 

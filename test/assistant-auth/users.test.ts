@@ -196,4 +196,14 @@ describe('assistant users', () => {
     assert.equal(response.json().assistantId, printed.assistantUser.assistantId);
     assert.equal(response.json().hasPhoneNumber, true);
   });
+
+  it('gives concurrent first logins of one identity the same user', async () => {
+    const identity = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => login('web', identity)));
+    const ids = new Set(answers.map((answer) => answer.json().assistantId));
+    assert.equal(ids.size, 1);
+    assert.ok(answers.some((answer) => answer.statusCode === 201));
+    const runtimeRead = await app.inject({ url: `/users/${[...ids][0]}`, headers: { 'x-api-key': runtime } });
+    assert.equal(runtimeRead.statusCode, 200);
+  });
 });

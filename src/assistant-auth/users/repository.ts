@@ -18,6 +18,15 @@ export function userRepository(core: Core) {
         .orderBy('assistant_id')
         .executeTakeFirst(),
 
+    /** The first valid record of one channel identity: where concurrent first logins converge. */
+    oldestValidBySubject: (subjectHash: string, now: number) =>
+      users()
+        .where('subject_hash', '=', subjectHash)
+        .where('expires_at', '>', now)
+        .orderBy('created_at')
+        .orderBy('assistant_id')
+        .executeTakeFirst(),
+
     newestByPhone: (phoneHash: string) =>
       users()
         .where('phone_hash', '=', phoneHash)

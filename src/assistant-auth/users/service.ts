@@ -90,6 +90,12 @@ export function createUserService(core: Core) {
         expires_at: now + ttlMs(who.channel),
       };
       await repository.insert(row);
+      // Two first logins at once each insert; both then keep the first record and the other is removed.
+      const first = await repository.oldestValidBySubject(subject, now);
+      if (first && first.assistant_id !== assistantId) {
+        await repository.deleteById(assistantId);
+        return { user: toAssistantUser(first), created: false };
+      }
       return { user: toAssistantUser(row), created: true };
     },
 

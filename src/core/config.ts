@@ -170,6 +170,10 @@ export const configSchema = Type.Object({
     pattern: '^([a-z0-9_-]+=[0-9]+(,[a-z0-9_-]+=[0-9]+)*)?$',
     description: 'Per-channel assistantId lifetimes in seconds, e.g. `whatsapp=86400,web=3600`.',
   }),
+  ASSISTANT_USER_RETENTION: seconds(
+    30 * 86400,
+    'An expired assistant user record is kept this long (GET /users/{id} answers 410 meanwhile), then removed.',
+  ),
   DIRECTLINE_URL: optionalUrl(
     'Direct Line 3.0 compatible service for /token; unset uses the embedded channel.',
   ),

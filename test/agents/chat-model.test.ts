@@ -263,7 +263,10 @@ describe('chat agent over an OpenAI-compatible endpoint', () => {
     });
     const events = parseEvents(response.body);
     assert.equal(events.at(-1)?.event, 'error');
-    assert.match((events.at(-1)?.data as { message: string }).message, /did not answer within 300 ms/);
+    assert.match(
+      (events.at(-1)?.data as { message?: string } | undefined)?.message ?? '',
+      /did not answer within 300 ms/,
+    );
   });
 
   /** Sends a request over real HTTP and hangs up once `hangUpWhen` resolves. */

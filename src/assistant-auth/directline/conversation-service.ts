@@ -118,7 +118,7 @@ export function createConversationService(
           };
         });
       const now = Date.now();
-      await repository.append(
+      const stored = await repository.appendAnswer(
         row.id,
         now,
         (id) => ({
@@ -130,9 +130,11 @@ export function createConversationService(
           from: BOT_ACCOUNT,
           replyToId: message.id,
         }),
-        { answers: seq },
+        { seq, by: owner },
       );
-      hub.notify(row.id);
+      if (stored) hub.notify(row.id);
+      else
+        logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
     } finally {
       clearInterval(repeat);
     }
@@ -207,7 +209,7 @@ export function createConversationService(
           conversation: { id: row.id },
           from: { ...input.from, id: row.userId, role: 'user' },
         }),
-        asksAgent ? { awaitAnswer: claim() } : {},
+        asksAgent ? claim() : undefined,
       );
       hub.notify(row.id);
       if (asksAgent) enqueueAnswer(row, activity, seq);

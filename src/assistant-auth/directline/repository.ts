@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { Core } from '../../core/core.ts';
+import type { CoreTables } from '../../core/db/tables.ts';
 import { directLineErrors } from './errors.ts';
 import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
@@ -29,6 +31,38 @@ export type DirectLineRepository = ReturnType<typeof directLineRepository>;
 export function directLineRepository(core: Core) {
   const db = core.database.db.withTables<DirectLineTables>();
 
+  async function insertNext(
+    trx: Transaction<CoreTables & DirectLineTables>,
+    conversationId: string,
+    now: number,
+    build: (id: string) => Activity,
+    claim?: Claim,
+  ): Promise<StoredActivity> {
+    const row = await trx
+      .updateTable('directline_conversations')
+      .set((eb) => ({ last_seq: eb('last_seq', '+', 1), last_activity_at: now }))
+      .where('id', '=', conversationId)
+      .returning('last_seq')
+      .executeTakeFirst();
+    if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+    const seq = Number(row.last_seq);
+    const activity = build(activityId(conversationId, seq));
+    await trx
+      .insertInto('directline_activities')
+      .values({
+        conversation_id: conversationId,
+        seq,
+        id: activity.id,
+        activity: JSON.stringify(activity),
+        created_at: now,
+        answer_state: claim ? 'pending' : null,
+        claimed_until: claim?.until ?? null,
+        claimed_by: claim?.by ?? null,
+      })
+      .execute();
+    return { seq, activity };
+  }
+
   return {
     /** True when this call created the conversation, false when it already existed. */
     async start(id: string, userId: string, now: number): Promise<boolean> {
@@ -52,48 +86,38 @@ export function directLineRepository(core: Core) {
     /**
      * Numbers and stores one activity. The sequence number is taken under the conversation row's lock
      * in the same transaction, so a reader never sees seq n+1 committed before seq n. `awaitAnswer`
-     * stores a user message as pending under this process's claim; `answers` marks that message done
-     * in the same transaction as its answer.
+     * stores a user message as pending under this process's claim.
      */
     async append(
       conversationId: string,
       now: number,
       build: (id: string) => Activity,
-      options: { awaitAnswer?: Claim; answers?: number } = {},
+      awaitAnswer?: Claim,
     ): Promise<StoredActivity> {
+      return db.transaction().execute((trx) => insertNext(trx, conversationId, now, build, awaitAnswer));
+    },
+
+    /**
+     * Stores the answer to a pending message and marks the message done, in one transaction, if this
+     * process still holds its claim; undefined (nothing stored) when another process took it over.
+     */
+    async appendAnswer(
+      conversationId: string,
+      now: number,
+      build: (id: string) => Activity,
+      question: { seq: number; by: string },
+    ): Promise<StoredActivity | undefined> {
       return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('directline_conversations')
-          .set((eb) => ({ last_seq: eb('last_seq', '+', 1), last_activity_at: now }))
-          .where('id', '=', conversationId)
-          .returning('last_seq')
+        const marked = await trx
+          .updateTable('directline_activities')
+          .set({ answer_state: 'done', claimed_until: null, claimed_by: null })
+          .where('conversation_id', '=', conversationId)
+          .where('seq', '=', question.seq)
+          .where('answer_state', '=', 'pending')
+          .where('claimed_by', '=', question.by)
           .executeTakeFirst();
-        if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
-        const seq = Number(row.last_seq);
-        const activity = build(activityId(conversationId, seq));
-        const claim = options.awaitAnswer;
-        await trx
-          .insertInto('directline_activities')
-          .values({
-            conversation_id: conversationId,
-            seq,
-            id: activity.id,
-            activity: JSON.stringify(activity),
-            created_at: now,
-            answer_state: claim ? 'pending' : null,
-            claimed_until: claim?.until ?? null,
-            claimed_by: claim?.by ?? null,
-          })
-          .execute();
-        if (options.answers !== undefined) {
-          await trx
-            .updateTable('directline_activities')
-            .set({ answer_state: 'done', claimed_until: null, claimed_by: null })
-            .where('conversation_id', '=', conversationId)
-            .where('seq', '=', options.answers)
-            .execute();
-        }
-        return { seq, activity };
+        if (Number(marked.numUpdatedRows) !== 1) return undefined;
+        return insertNext(trx, conversationId, now, build);
       });
     },
 

@@ -5,70 +5,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { AGENTS_AUDIENCE } from '../../src/agents/auth.ts';
 import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
-import { createAccountRepository } from '../../src/client-api/accounts/repository.ts';
-import { createAccountService } from '../../src/client-api/accounts/service.ts';
-import type { ServiceName } from '../../src/core/core.ts';
+import { clientApiService } from '../../src/client-api/service.ts';
+import type { Core, ServiceName } from '../../src/core/core.ts';
 import { type DocsPage, launchChromium, openDocsPage, type RenderedOperation } from '../helpers/docs-page.ts';
 import { startTestFamily } from '../helpers/harness.ts';
-
-/** Every operation id of SPEC's area A tables. */
-const AREA_A_OPERATION_IDS = [
-  'AccountManagement_TearDownSessionsAsync',
-  'AccountManagement_TearDownDeviceSessionsAsync',
-  'AccountManagement_GetValidDevicesAsync',
-  'AccountManagement_DeleteMediaPlayersAsync',
-  'AccountManagement_GetDeviceAsync',
-  'AccountManagement_DeleteMediaPlayerAsync',
-  'AccountManagement_SetMediaPlayerEnabledAsync',
-  'AccountManagement_GetMediaPlayerNameAsync',
-  'AccountManagement_UpdateMediaPlayerNameAsync',
-  'AccountManagement_GetUserHashAsync',
-  'AccountManagement_GetPlayingDeviceIdsAsync',
-  'AccountManagement_CheckHomeZoneSubscriptionAsync',
-  'AccountManagement_GetUserByEmailAsync',
-  'AccountManagement_GetUsersByEmailAsync',
-  'AccountManagement_RequestSendEmailAsync',
-  'AccountManagement_SetUserRatingAsync',
-  'AccountManagement_PostByDeviceClassContentsByModuleByContentIdRatingsByRating',
-  'AccountManagement_AddContactAsync',
-  'AccountManagement_UpgradeUserAsync',
-  'Ad_GetContentAdInfoAsync',
-  'Authentication_GetTokensAsync',
-  'Authentication_GetUserAsync',
-  'Authentication_BasicAuthenticateUserAsync',
-  'Authentication_HeadAuthByDeviceClassUsersAuthenticate',
-  'Authentication_AuthenticateUserAsync',
-  'Bookmarks_GetBookmarkAsync',
-  'Bookmarks_AddBookmarkAsync',
-];
-
-/** SPEC's area B table has no operation ids: every (method, path) of it must be on the page. */
-const AREA_B_OPERATIONS = [
-  'GET /users/assistant-id',
-  'GET /users/assistant-id/{assistantId}',
-  'GET /users/assistantid/integrated',
-  'DELETE /admin/users/phone-numbers/{phone_number}',
-  'GET /users/assistantid/integrated/logout',
-  'DELETE /users/{assistantId}',
-  'GET /users/{assistantId}',
-  'GET /users/assistant-id-global/{assistant_id_global}',
-  'GET /token',
-  'GET /token/wss',
-  'GET /openid/issuer/.well-known/openid-configuration',
-  'GET /openid/jwk',
-  'GET /healthz',
-  'GET /ping',
-  'GET /config',
-  'GET /metrics',
-];
-
-/** The agents server's routes (DESIGN section 6). */
-const AREA_C_OPERATIONS = [
-  'GET /agents',
-  'GET /agents/{name}',
-  'POST /agents/{name}/invoke',
-  'POST /agents/{name}/stream',
-];
+import { AREA_A_OPERATION_IDS, AREA_B_OPERATIONS, AREA_C_OPERATIONS } from '../helpers/spec-operations.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
@@ -115,6 +56,23 @@ function assertSpecOperations(
   assert.deepEqual(missing, [], 'SPEC operations missing from the document or the page');
 }
 
+/** What client-api's demo data prints (the account and the user `npm start` shows). */
+interface DemoAccount {
+  accountNumber: string;
+  email: string;
+  password: string;
+}
+
+/** Loads client-api's demo data (as `npm start` does) and returns what it prints. */
+async function seedClientDemo(core: Core): Promise<DemoAccount> {
+  const { accountNumber, email, password } = (await clientApiService.seedDemo?.(core)) ?? {};
+  assert.ok(
+    typeof accountNumber === 'string' && typeof email === 'string' && typeof password === 'string',
+    'client-api demo data prints accountNumber, email and password',
+  );
+  return { accountNumber, email, password };
+}
+
 /** The Authorize dialog's entry of the X-API-Key header scheme; the bearer one says "(http, Bearer)". */
 const API_KEY_SCHEME = /Name: X-API-Key/;
 const BEARER_SCHEME = /\(http, Bearer\)/;
@@ -148,10 +106,7 @@ describe('API reference pages (/docs) in Chromium', () => {
 
   it('client-api: every SPEC operation id, the four media types, try-it with a back-office key', async () => {
     assert.ok(running);
-    const accountNumber = 'DOCS-0001';
-    await createAccountService(running.core, createAccountRepository(running.core.database)).create(
-      accountNumber,
-    );
+    const { accountNumber } = await seedClientDemo(running.core);
     const { key } = await running.core.apiKeys.create('backoffice', 'docs-browser');
     const docs = await open('client-api');
     try {
@@ -189,6 +144,38 @@ describe('API reference pages (/docs) in Chromium', () => {
       assert.deepEqual((await docs.mediaTypes('GET', devices, 'response')).sort(), fourTypes);
       const name = '/accounts/{accountNumber}/devices/{mediaPlayerId}/name';
       assert.deepEqual((await docs.mediaTypes('PUT', name, 'request')).sort(), fourTypes);
+      assertCleanPage(docs);
+    } finally {
+      await docs.close();
+    }
+  });
+
+  it('client-api: a person signs in on the page, pastes the token into Authorize and lists the devices', async () => {
+    assert.ok(running);
+    const demo = await seedClientDemo(running.core);
+    const docs = await open('client-api');
+    try {
+      const credential = { username: demo.email, password: demo.password, deviceId: 'docs-browser' };
+      const signIn = await docs.tryIt(
+        'POST',
+        '/auth/{deviceClass}/users/authenticate',
+        { deviceClass: 'web' },
+        JSON.stringify(credential),
+      );
+      assert.equal(signIn.wire, 200, signIn.shownBody);
+      const { tokens } = JSON.parse(signIn.shownBody) as { tokens: { accessToken: string } };
+
+      await docs.authorize(/Name: Authorization/, `Bearer ${tokens.accessToken}`);
+      const devices = '/accounts/{accountNumber}/devices';
+      const call = await docs.tryIt('GET', devices, { accountNumber: demo.accountNumber });
+      assert.equal(call.wire, 200, call.shownBody);
+      assert.equal(call.shown, '200');
+      assert.equal(call.headers.authorization, `Bearer ${tokens.accessToken}`);
+      const listed = JSON.parse(call.shownBody) as { mediaPlayerId: string }[];
+      assert.deepEqual(
+        listed.map((device) => device.mediaPlayerId),
+        ['docs-browser'],
+      );
       assertCleanPage(docs);
     } finally {
       await docs.close();

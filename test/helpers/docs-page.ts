@@ -43,12 +43,22 @@ export interface DocsPage {
   authorizeSchemes(): Promise<string[]>;
   /** Types a value into the scheme whose dialog entry matches `scheme` (e.g. /Name: X-API-Key/) and applies it. */
   authorize(scheme: RegExp, value: string): Promise<void>;
-  /** Runs one operation with try-it-out; returns the status the page shows and the one on the wire. */
+  /**
+   * Runs one operation with try-it-out (parameters and, if given, the body typed into the page); returns
+   * the status and body the page shows, and the status, URL and request headers on the wire.
+   */
   tryIt(
     method: string,
     path: string,
     parameters: Record<string, string>,
-  ): Promise<{ shown: string; wire: number; url: string; headers: Record<string, string> }>;
+    body?: string,
+  ): Promise<{
+    shown: string;
+    shownBody: string;
+    wire: number;
+    url: string;
+    headers: Record<string, string>;
+  }>;
   /** The media types an operation's request body or response picker offers. */
   mediaTypes(method: string, path: string, direction: 'request' | 'response'): Promise<string[]>;
   close(): Promise<void>;
@@ -125,11 +135,12 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
       await container.locator('h6', { hasText: 'Authorized' }).waitFor();
       await page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
     },
-    async tryIt(method, path, parameters) {
+    async tryIt(method, path, parameters, body) {
       const block = await expand(method, path);
       for (const [name, value] of Object.entries(parameters)) {
         await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
       }
+      if (body !== undefined) await block.locator('textarea.body-param__text').fill(body);
       const [wire] = await Promise.all([
         page.waitForResponse(
           (candidate) =>
@@ -138,12 +149,12 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
         ),
         block.locator('.btn.execute').click(),
       ]);
-      const shown = await block
-        .locator('.live-responses-table tr.response .response-col_status')
-        .first()
-        .textContent();
+      const row = block.locator('.live-responses-table tr.response').first();
+      const shown = await row.locator('.response-col_status').textContent();
+      const shownBody = await row.locator('.response-col_description pre').first().textContent();
       return {
         shown: shown?.trim() ?? '',
+        shownBody: shownBody ?? '',
         wire: wire.status(),
         url: wire.url(),
         headers: await wire.request().allHeaders(),

@@ -4,7 +4,7 @@ import { contentErrors } from '../content-errors.ts';
 import type { ClientApiDeps } from '../deps.ts';
 import { operation } from '../openapi.ts';
 import { createSubscriptionRepository } from './repository.ts';
-import { homeZoneParams, subscriptionSchema, upgradeParams } from './schemas.ts';
+import { homeZoneParams, subscriptionSchema, upgradeDocumentParams, upgradeParams } from './schemas.ts';
 import { createSubscriptionService } from './service.ts';
 
 const tag = 'subscriptions';
@@ -21,6 +21,12 @@ export function registerSubscriptionRoutes(app: App, deps: ClientApiDeps): void 
   app.post(
     '/:deviceClass/users/:platformUserId/subscriptions/:offer/dth/enabled',
     {
+      config: {
+        swagger: {
+          documentUrl: `${app.prefix}/:deviceClass/users/:platformUserId/subscriptions/:codPersona;:codOferta/dth/enabled`,
+          documentParams: upgradeDocumentParams,
+        },
+      },
       onRequest: [guards.authenticate],
       schema: {
         ...operation({

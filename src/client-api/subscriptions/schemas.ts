@@ -13,6 +13,24 @@ export const upgradeParams = Type.Object({
   }),
 });
 
+/** The same parameters as SPEC's path names them, for the API document. */
+export const upgradeDocumentParams = Type.Object({
+  deviceClass: upgradeParams.properties.deviceClass,
+  platformUserId: upgradeParams.properties.platformUserId,
+  codPersona: Type.String({
+    minLength: 1,
+    maxLength: 48,
+    pattern: '^[^;]+$',
+    description: 'Person code (no semicolon).',
+  }),
+  codOferta: Type.String({
+    minLength: 1,
+    maxLength: 48,
+    pattern: '^[^;]+$',
+    description: 'Offer code (no semicolon).',
+  }),
+});
+
 export const homeZoneParams = Type.Object({ accountNumber: boundedString(48) });
 
 export const subscriptionSchema = Type.Object(

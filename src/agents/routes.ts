@@ -56,6 +56,7 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     {
       onRequest,
       schema: {
+        operationId: 'listAgents',
         summary: 'The registered agents.',
         description: access,
         tags: ['agents'],
@@ -71,6 +72,7 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     {
       onRequest,
       schema: {
+        operationId: 'getAgent',
         summary: 'One agent.',
         description: access,
         tags: ['agents'],
@@ -89,6 +91,7 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     {
       onRequest,
       schema: {
+        operationId: 'invokeAgent',
         summary: 'One turn: the agent’s whole answer as JSON.',
         description: `${access} The client closing the connection cancels the agent’s work. Upstream rate limiting is 429 with Retry-After; upstream failures are 502.`,
         tags: ['agents'],
@@ -116,6 +119,7 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     {
       onRequest,
       schema: {
+        operationId: 'streamAgent',
         summary: 'One turn, streamed as Server-Sent Events.',
         description: `${access} ${streamEventsDescription}`,
         tags: ['agents'],

@@ -5,6 +5,7 @@ import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp } from '../helpers/harness.ts';
 
 interface Operation {
+  operationId?: string;
   security?: Array<Record<string, string[]>>;
   responses: Record<
     string,
@@ -71,6 +72,7 @@ describe('agents OpenAPI document', () => {
         );
         assert.ok(schema?.properties?.errors, `${status} lists errors[]`);
       }
+      assert.ok(operation.operationId, 'has an operationId');
       assert.deepEqual(operation.security, [{ apiKey: [] }, { assistantJwt: [] }]);
     });
   }

@@ -1,3 +1,4 @@
+import type { Core } from '../core/core.ts';
 import type { ServiceDefinition } from '../core/http/service-app.ts';
 import { registerCallbackRoutes } from './callbacks/routes.ts';
 import { registerChannelRoutes } from './channel/routes.ts';
@@ -8,7 +9,19 @@ import { registerSigningRoutes } from './signing/routes.ts';
 import { createAssistantSigner } from './signing/signer.ts';
 import { ensureSigningKeys } from './signing/signing-keys.ts';
 import { registerUserRoutes } from './users/routes.ts';
-import { createUserService } from './users/service.ts';
+import { createUserService, type UserService } from './users/service.ts';
+
+const PURGE_INTERVAL_MS = 3600_000;
+
+/** Expired users past their retention go; a failure is logged and retried at the next interval. */
+async function purgeExpiredUsers(core: Core, users: UserService): Promise<void> {
+  try {
+    const removed = await users.purgeExpired();
+    if (removed > 0) core.logger.info({ removed }, 'removed expired assistant users past their retention');
+  } catch (error) {
+    core.logger.warn({ err: error }, 'purging expired assistant users failed');
+  }
+}
 
 export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
@@ -21,6 +34,10 @@ export const assistantAuthService: ServiceDefinition = {
     const channel = selectConversationChannel(core, signer);
 
     const users = createUserService(core);
+    await purgeExpiredUsers(core, users);
+    const purging = setInterval(() => void purgeExpiredUsers(core, users), PURGE_INTERVAL_MS);
+    purging.unref();
+    app.addHook('onClose', async () => clearInterval(purging));
 
     // The routes, top to bottom.
     await registerUserRoutes(app, core, users);

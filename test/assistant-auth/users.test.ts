@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
+import { createUserService } from '../../src/assistant-auth/users/service.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 
@@ -205,5 +206,19 @@ describe('assistant users', () => {
     assert.ok(answers.some((answer) => answer.statusCode === 201));
     const runtimeRead = await app.inject({ url: `/users/${[...ids][0]}`, headers: { 'x-api-key': runtime } });
     assert.equal(runtimeRead.statusCode, 200);
+  });
+
+  it('removes expired users once ASSISTANT_USER_RETENTION has passed, and only those', async () => {
+    const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
+    const web = (await login('web', randomUUID())).json() as UserBody;
+    await sleep(1100);
+    const read = (id: string) => app.inject({ url: `/users/${id}`, headers: { 'x-api-key': runtime } });
+    assert.equal((await read(kiosk.assistantId)).statusCode, 410);
+    const users = createUserService(core);
+    assert.equal(await users.purgeExpired(), 0, 'within the retention nothing goes');
+    const retention = core.config.ASSISTANT_USER_RETENTION * 1000;
+    assert.ok((await users.purgeExpired(Date.now() + retention)) >= 1);
+    assert.equal((await read(kiosk.assistantId)).statusCode, 404);
+    assert.equal((await read(web.assistantId)).statusCode, 200);
   });
 });

@@ -76,6 +76,15 @@ export function userRepository(core: Core) {
       return Number(result.numDeletedRows);
     },
 
+    /** Removes records that expired before `before`. */
+    async purgeExpiredBefore(before: number): Promise<number> {
+      const result = await db
+        .deleteFrom('assistant_users')
+        .where('expires_at', '<', before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Every record of the person holding this phone number: those with the number and all their linked ids. */
     async erasePerson(phoneHash: string): Promise<number> {
       return db.transaction().execute(async (trx) => {

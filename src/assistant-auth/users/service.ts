@@ -156,6 +156,11 @@ export function createUserService(core: Core) {
       if (removed === 0) throw assistantErrors.USER_NOT_FOUND('No assistant user for this channel identity.');
     },
 
+    /** Removes records expired for longer than ASSISTANT_USER_RETENTION; returns how many. */
+    async purgeExpired(now = Date.now()): Promise<number> {
+      return repository.purgeExpiredBefore(now - core.config.ASSISTANT_USER_RETENTION * 1000);
+    },
+
     /** Data-protection erasure: every record of the person; the audit line holds no personal data. */
     async eraseByPhone(phone: string, actor: string): Promise<number> {
       const removed = await repository.erasePerson(phoneHash(phone));

@@ -1,10 +1,11 @@
-import { deref, type JsonSchema, mainType, pickBranch, type SchemaResolver } from './schema.ts';
+import { deref, type JsonSchema, mainType, type SchemaResolver } from './schema.ts';
 
 /**
  * Applies a response schema to the data the way Fastify's JSON serialiser (fast-json-stringify) does:
  * only declared properties (plus additional/pattern ones when the schema allows them), values coerced to
  * the declared scalar type, `toJSON` honoured (dates become ISO strings). The BSON, UBJSON and XML
  * encoders work on this result, so every format carries exactly the fields the JSON answer carries.
+ * Like fast-json-stringify, each schema is compiled once into a function (cached per schema object).
  */
 export interface ProjectOptions {
   resolve: SchemaResolver;
@@ -13,6 +14,7 @@ export interface ProjectOptions {
 }
 
 type Plain = Record<string, unknown>;
+type Projector = (value: unknown) => unknown;
 
 function isPlainObject(value: unknown): value is Plain {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,25 +47,21 @@ export function plainJson(input: unknown): unknown {
   return value;
 }
 
-function projectScalar(type: string, schema: JsonSchema, value: unknown, options: ProjectOptions): unknown {
-  if (value === null) return null;
-  switch (type) {
-    case 'string':
-      return typeof value === 'string' ? value : String(value);
-    case 'integer': {
-      const number = typeof value === 'number' ? value : Number(value);
-      const integer = Number.isFinite(number) ? Math.trunc(number) : number;
-      return schema.format === 'int64' && options.int64 !== undefined && Number.isSafeInteger(integer)
-        ? options.int64(integer)
-        : integer;
-    }
-    case 'number':
-      return typeof value === 'number' ? value : Number(value);
-    case 'boolean':
-      return typeof value === 'boolean' ? value : Boolean(value);
-    default:
-      return plainJson(value);
-  }
+function typeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function typeMatches(schema: JsonSchema, value: unknown): boolean {
+  if (schema.const !== undefined) return schema.const === value;
+  if (schema.enum !== undefined) return schema.enum.includes(value);
+  const declared = schema.type;
+  if (declared === undefined) return true;
+  const actual = typeOfValue(value);
+  const types = Array.isArray(declared) ? declared : [declared];
+  return types.some((type) => type === actual || (type === 'number' && actual === 'integer'));
 }
 
 function extraSchema(schema: JsonSchema): JsonSchema | false {
@@ -75,39 +73,125 @@ function extraSchema(schema: JsonSchema): JsonSchema | false {
   return false;
 }
 
-function projectObject(schema: JsonSchema, value: Plain, options: ProjectOptions): Plain {
-  const out: Plain = {};
-  const properties = schema.properties ?? {};
-  for (const key of Object.keys(properties)) {
-    const item = value[key];
-    if (item !== undefined) out[key] = project(properties[key], item, options);
+class Compiler {
+  private readonly cache = new WeakMap<JsonSchema, Projector>();
+  constructor(private readonly options: ProjectOptions) {}
+
+  /** A projector compiled on first use, so recursive schemas compile lazily instead of forever. */
+  lazy(schema: JsonSchema | undefined): Projector {
+    let compiled: Projector | undefined;
+    return (value) => {
+      compiled ??= this.get(schema);
+      return compiled(value);
+    };
   }
-  const extra = extraSchema(schema);
-  if (extra !== false) {
-    for (const key of Object.keys(value)) {
-      const item = value[key];
-      if (!(key in properties) && item !== undefined && typeof item !== 'function') {
-        out[key] = project(extra, item, options);
+
+  get(schema: JsonSchema | undefined): Projector {
+    if (schema === undefined) return plainJson;
+    let projector = this.cache.get(schema);
+    if (projector === undefined) {
+      projector = this.compile(schema);
+      this.cache.set(schema, projector);
+    }
+    return projector;
+  }
+
+  private compile(input: JsonSchema): Projector {
+    const schema = deref(input, this.options.resolve);
+    if (schema === undefined) return plainJson;
+    const branches = schema.anyOf ?? schema.oneOf;
+    if (branches !== undefined) return this.union(branches);
+    switch (mainType(schema)) {
+      case 'object':
+        return this.object(schema);
+      case 'array': {
+        const items = this.lazy(Array.isArray(schema.items) ? undefined : schema.items);
+        return (raw) => {
+          const value = withToJson(raw);
+          return Array.isArray(value)
+            ? value.map((item) => (item === undefined ? null : items(item)))
+            : plainJson(value);
+        };
       }
+      case 'string':
+        return (raw) => (typeof raw === 'string' ? raw : raw === null ? null : String(withToJson(raw)));
+      case 'integer':
+        return this.integer(schema);
+      case 'number':
+        return (raw) => (typeof raw === 'number' || raw === null ? raw : Number(withToJson(raw)));
+      case 'boolean':
+        return (raw) => (typeof raw === 'boolean' || raw === null ? raw : Boolean(raw));
+      default:
+        return plainJson;
     }
   }
-  return out;
+
+  /** First branch whose type matches the value (what fast-json-stringify picks, near enough). */
+  private union(branches: JsonSchema[]): Projector {
+    const compiled = branches.map((branch) => ({
+      schema: deref(branch, this.options.resolve) ?? {},
+      project: this.lazy(branch),
+    }));
+    return (raw) => {
+      const value = withToJson(raw);
+      for (const branch of compiled) if (typeMatches(branch.schema, value)) return branch.project(value);
+      return plainJson(value);
+    };
+  }
+
+  private integer(schema: JsonSchema): Projector {
+    const int64 = schema.format === 'int64' ? this.options.int64 : undefined;
+    return (raw) => {
+      if (raw === null) return null;
+      const number = typeof raw === 'number' ? raw : Number(withToJson(raw));
+      const integer = Number.isFinite(number) ? Math.trunc(number) : number;
+      return int64 !== undefined && Number.isSafeInteger(integer) ? int64(integer) : integer;
+    };
+  }
+
+  private object(schema: JsonSchema): Projector {
+    const properties = Object.entries(schema.properties ?? {}).map(
+      ([key, property]) => [key, this.lazy(property)] as const,
+    );
+    const known = new Set(properties.map(([key]) => key));
+    const extraSchemaOf = extraSchema(schema);
+    const extra = extraSchemaOf === false ? undefined : this.lazy(extraSchemaOf);
+    return (raw) => {
+      const value = withToJson(raw);
+      if (!isPlainObject(value)) return plainJson(value);
+      const out: Plain = {};
+      for (const [key, project] of properties) {
+        const item = value[key];
+        if (item !== undefined) out[key] = project(item);
+      }
+      if (extra !== undefined) {
+        for (const key of Object.keys(value)) {
+          const item = value[key];
+          if (!known.has(key) && item !== undefined && typeof item !== 'function') out[key] = extra(item);
+        }
+      }
+      return out;
+    };
+  }
 }
 
-export function project(input: JsonSchema | undefined, raw: unknown, options: ProjectOptions): unknown {
-  const value = withToJson(raw);
-  const concrete = deref(input, options.resolve);
-  if (concrete === undefined) return plainJson(value);
-  const schema = pickBranch(concrete, value, options.resolve);
-  const type = mainType(schema);
-  if (type === 'object') {
-    return isPlainObject(value) ? projectObject(schema, value, options) : plainJson(value);
+const compilers = new WeakMap<SchemaResolver, { plain: Compiler; int64: WeakMap<object, Compiler> }>();
+
+function compilerFor(options: ProjectOptions): Compiler {
+  let entry = compilers.get(options.resolve);
+  if (entry === undefined) {
+    entry = { plain: new Compiler({ resolve: options.resolve }), int64: new WeakMap() };
+    compilers.set(options.resolve, entry);
   }
-  if (type === 'array') {
-    if (!Array.isArray(value)) return plainJson(value);
-    const items = Array.isArray(schema.items) ? undefined : schema.items;
-    return value.map((item) => (item === undefined ? null : project(items, item, options)));
+  if (options.int64 === undefined) return entry.plain;
+  let compiler = entry.int64.get(options.int64);
+  if (compiler === undefined) {
+    compiler = new Compiler(options);
+    entry.int64.set(options.int64, compiler);
   }
-  if (type === undefined) return plainJson(value);
-  return projectScalar(type, schema, value, options);
+  return compiler;
+}
+
+export function project(schema: JsonSchema | undefined, value: unknown, options: ProjectOptions): unknown {
+  return compilerFor(options).get(schema)(value);
 }

@@ -74,29 +74,59 @@ function writeInteger(value: number): void {
   }
 }
 
-/** Length-prefixed UTF-8 (the S payload and object keys): ASCII is copied by hand, faster than write(). */
+/**
+ * Length-prefixed UTF-8 (the S payload and object keys). Short strings are encoded by hand straight
+ * into the scratch buffer (a native call per string costs more than the loop); a lone surrogate
+ * becomes U+FFFD, as Buffer.write does.
+ */
 function writeText(text: string): void {
   const length = text.length;
-  if (length < 128) {
-    let ascii = true;
-    for (let index = 0; index < length; index++) {
-      if (text.charCodeAt(index) > 0x7f) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) {
-      ensure(length + 2);
-      scratch[pos++] = M.int8;
-      scratch[pos++] = length;
-      for (let index = 0; index < length; index++) scratch[pos++] = text.charCodeAt(index);
-      return;
-    }
+  if (length >= 64) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    writeInteger(bytes);
+    ensure(bytes);
+    pos += scratch.write(text, pos, 'utf8');
+    return;
   }
-  const bytes = Buffer.byteLength(text, 'utf8');
-  writeInteger(bytes);
-  ensure(bytes);
-  pos += scratch.write(text, pos, 'utf8');
+  // At most 3 bytes per UTF-16 unit; the length marker goes first, patched once the size is known.
+  ensure(length * 3 + 2);
+  // Locals, not the module's variables, inside the loop: V8 keeps them in registers.
+  const buffer = scratch;
+  const markerAt = pos;
+  let at = pos + 2;
+  for (let index = 0; index < length; index++) {
+    let code = text.charCodeAt(index);
+    if (code < 0x80) {
+      buffer[at++] = code;
+      continue;
+    }
+    if (code < 0x800) {
+      buffer[at++] = 0xc0 | (code >> 6);
+      buffer[at++] = 0x80 | (code & 0x3f);
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const next = text.charCodeAt(index + 1);
+      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        index++;
+        buffer[at++] = 0xf0 | (code >> 18);
+        buffer[at++] = 0x80 | ((code >> 12) & 0x3f);
+        buffer[at++] = 0x80 | ((code >> 6) & 0x3f);
+        buffer[at++] = 0x80 | (code & 0x3f);
+        continue;
+      }
+      code = 0xfffd;
+    }
+    buffer[at++] = 0xe0 | (code >> 12);
+    buffer[at++] = 0x80 | ((code >> 6) & 0x3f);
+    buffer[at++] = 0x80 | (code & 0x3f);
+  }
+  const bytes = at - markerAt - 2;
+  // Up to 127 bytes an int8 length, up to 192 (64 units × 3) a uint8 one: both fit the two bytes kept.
+  buffer[markerAt] = bytes <= 127 ? M.int8 : M.uint8;
+  buffer[markerAt + 1] = bytes;
+  pos = at;
 }
 
 function writeValue(value: unknown): void {

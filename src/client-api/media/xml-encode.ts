@@ -76,6 +76,11 @@ class XmlWriter {
       this.out += `<${name}${NIL}/>`;
       return;
     }
+    if (typeof value !== 'object') {
+      // A scalar's text does not depend on its schema: no lookups on the hot path.
+      this.out += `<${name}>${scalarText(value)}</${name}>`;
+      return;
+    }
     const concrete = deref(input, this.resolve);
     const schema = concrete === undefined ? undefined : pickBranch(concrete, value, this.resolve);
     if (Array.isArray(value)) {
@@ -109,20 +114,22 @@ class XmlWriter {
       const value = record[key];
       if (value === undefined) continue;
       const property = properties?.[key] ?? extraSchema(schema);
-      const concrete = deref(property, this.resolve);
       // A property's element is its key: `xml.name` names types (roots and list items), as in DataContract.
       const name = encodeName(key);
+      if (!Array.isArray(value)) {
+        this.element(name, property, value);
+        continue;
+      }
+      const concrete = deref(property, this.resolve);
       const declaredArray =
         concrete !== undefined && mainType(pickBranch(concrete, value, this.resolve)) === 'array';
-      if (Array.isArray(value) && declaredArray && concrete?.xml?.wrapped !== true) {
+      if (declaredArray && concrete?.xml?.wrapped !== true) {
         // Swagger's default for an array property: one element per item, no wrapper.
         const items = itemsSchema(concrete);
         const itemName = deref(items, this.resolve)?.xml?.name ?? name;
         for (const item of value) this.element(itemName, items, item);
-      } else if (Array.isArray(value)) {
-        this.element(name, property, value, concrete === undefined ? undefined : name);
       } else {
-        this.element(name, property, value);
+        this.element(name, property, value, concrete === undefined ? undefined : name);
       }
     }
   }

@@ -34,10 +34,9 @@ function escapeName(key: string): string {
 }
 
 export function encodeName(key: string): string {
-  if (SIMPLE_NAME.test(key) && !key.includes('_x')) return key;
   const cached = nameCache.get(key);
   if (cached !== undefined) return cached;
-  const name = escapeName(key);
+  const name = SIMPLE_NAME.test(key) && !key.includes('_x') ? key : escapeName(key);
   if (nameCache.size < 1024) nameCache.set(key, name);
   return name;
 }
@@ -52,7 +51,26 @@ export function decodeName(name: string): string {
 const INVALID_XML_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const NEEDS_ESCAPE = /[&<>\r]/;
 
+/** True when no character needs escaping or replacing (the common case, checked without a regex). */
+function plainText(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (
+      code < 0x20 ||
+      code === 0x26 ||
+      code === 0x3c ||
+      code === 0x3e ||
+      (code >= 0xd800 && code <= 0xdfff) ||
+      code >= 0xfffe
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
 export function escapeText(text: string): string {
+  if (plainText(text)) return text;
   let safe = text.replace(INVALID_XML_CHARS, '\uFFFD');
   if (!NEEDS_ESCAPE.test(safe)) return safe;
   safe = safe.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -190,6 +190,13 @@ export const configSchema = Type.Object({
     default: 3600,
     description: 'Lifetime of a token of the embedded Direct Line channel (refresh before it ends).',
   }),
+  DIRECTLINE_KEEPALIVE_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 15000,
+    description:
+      'How often the embedded channel sends an empty keep-alive message and a ping on each stream; a socket that missed the previous pong is dropped.',
+  }),
   DIRECTLINE_AGENT: Type.String({
     default: 'assistant',
     pattern: '^[A-Za-z0-9._-]{1,64}$',

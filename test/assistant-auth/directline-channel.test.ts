@@ -26,7 +26,10 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
 
   before(async () => {
     stub = await startAgentsStub();
-    ({ core, close } = await startTestFamily(['assistant-auth'], { AGENTS_URL: `${stub.url}/` }));
+    ({ core, close } = await startTestFamily(['assistant-auth'], {
+      AGENTS_URL: `${stub.url}/`,
+      DIRECTLINE_KEEPALIVE_MS: '150',
+    }));
     base = core.serviceUrl('assistant-auth');
     apiKey = (await core.apiKeys.create('client', 'web-chat')).key;
   });
@@ -155,6 +158,16 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
     );
     const secretRefreshes = await call('POST', '/v3/directline/tokens/refresh', secret);
     assert.equal(secretRefreshes.status, 403);
+  });
+
+  it('an idle stream gets empty keep-alive messages and stays open', async () => {
+    const conversation = await tokenWss();
+    const stream = await openStream(conversation.streamUrl);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.ok(stream.keepAlives >= 2, `keep-alives: ${stream.keepAlives}`);
+    assert.deepEqual(stream.sets, [], 'a new conversation has nothing to push');
+    assert.equal(stream.socket.readyState, stream.socket.OPEN);
+    await stream.close();
   });
 
   it('a second socket on the same conversation is closed as a collision', async () => {

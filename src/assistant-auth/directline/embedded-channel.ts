@@ -21,7 +21,10 @@ const RECOVERY_SWEEP_MS = 15_000;
 export function createEmbeddedChannel(core: Core, signer: AssistantSigner): EmbeddedConversationChannel {
   const repository = directLineRepository(core);
   const credentials = createChannelCredentials(core);
-  const hub = createStreamHub(repository, core.logger.child({ component: 'directline-stream' }));
+  const hub = createStreamHub(repository, core.logger.child({ component: 'directline-stream' }), {
+    keepAliveMs: core.config.DIRECTLINE_KEEPALIVE_MS,
+    pollMs: 1000,
+  });
   const agents = createAgentClient(core, signer);
   const conversations = createConversationService(core, { repository, credentials, hub, agents });
   const asChannel = { kind: 'secret' } as const;

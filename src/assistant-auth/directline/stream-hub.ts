@@ -37,7 +37,7 @@ export const COLLISION_CLOSE_CODE = 4009;
 export function createStreamHub(
   repository: DirectLineRepository,
   logger: Logger,
-  options: StreamHubOptions = { keepAliveMs: 15000, pollMs: 1000 },
+  options: StreamHubOptions,
 ): StreamHub {
   const streams = new Map<string, Stream>();
 

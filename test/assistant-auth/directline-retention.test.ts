@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
+import { directLineRepository } from '../../src/assistant-auth/directline/repository.ts';
+import type { Activity } from '../../src/assistant-auth/directline/schemas.ts';
+import { startFamily } from '../../src/family.ts';
+import { createTestCore, type TestCore } from '../helpers/harness.ts';
+
+describe('embedded Direct Line channel: retention', () => {
+  let core: TestCore;
+  before(async () => {
+    core = await createTestCore({ CHANNEL_RETENTION: '86400', AGENTS_URL: 'http://127.0.0.1:9/' });
+  });
+  after(async () => core.dispose());
+
+  it('removes conversations idle longer than CHANNEL_RETENTION, with their activities, and keeps the rest', async () => {
+    const repository = directLineRepository(core);
+    const day = 86400_000;
+    const note =
+      (conversationId: string, at: number) =>
+      (id: string): Activity => ({
+        type: 'message',
+        text: 'noted',
+        id,
+        timestamp: new Date(at).toISOString(),
+        channelId: 'directline',
+        conversation: { id: conversationId },
+        from: { id: 'dl_someone', role: 'user' },
+      });
+    const idleAt = Date.now() - 2 * day;
+    await repository.start('idle-conversation-1', 'dl_someone', idleAt);
+    await repository.append('idle-conversation-1', idleAt, note('idle-conversation-1', idleAt));
+    // Started long ago but spoken in recently: idle time counts from the last activity.
+    await repository.start('recent-conversation', 'dl_someone', idleAt);
+    await repository.append(
+      'recent-conversation',
+      Date.now() - day / 2,
+      note('recent-conversation', Date.now()),
+    );
+
+    const family = await startFamily(core, ['assistant-auth']);
+    try {
+      const base = family.url('assistant-auth');
+      const read = (id: string) =>
+        fetch(`${base}/v3/directline/conversations/${id}/activities`, {
+          headers: { authorization: `Bearer ${channelSecret(core)}` },
+        });
+      const idle = await read('idle-conversation-1');
+      assert.equal(idle.status, 404);
+      assert.equal(
+        ((await idle.json()) as { errors: Array<{ type: string }> }).errors[0]?.type,
+        'DIRECTLINE_CONVERSATION_NOT_FOUND',
+      );
+      assert.deepEqual(
+        await repository.listAfter('idle-conversation-1', 0, 10),
+        [],
+        'its activities are gone too',
+      );
+      const recent = await read('recent-conversation');
+      assert.equal(recent.status, 200);
+      assert.equal(((await recent.json()) as { activities: unknown[] }).activities.length, 1);
+    } finally {
+      await family.close();
+    }
+  });
+});

@@ -164,6 +164,21 @@ describe('media types: request bodies through HTTP', () => {
     });
   });
 
+  it('matches the Content-Type by media type, whatever its case and parameters', async () => {
+    for (const type of [
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/xml; charset=UTF-8',
+    ]) {
+      const body = type.toLowerCase().includes('xml')
+        ? writeBody('application/xml', inputXml, 'DeviceInput')
+        : writeBody('application/json', input);
+      const response = await post('/api/v1/devices', type, body);
+      assert.equal(response.statusCode, 200, type);
+      assert.deepStrictEqual(response.json(), input);
+    }
+  });
+
   it('answers 415 for another Content-Type, or none, where a body is expected', async () => {
     const plain = await post('/api/v1/devices', 'text/plain', Buffer.from('hello'));
     assert.equal(plain.statusCode, 415);

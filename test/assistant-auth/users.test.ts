@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
 import { createUserService } from '../../src/assistant-auth/users/service.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { expireUser } from './helpers/expire-user.ts';
 
 interface UserBody {
   assistantId: string;
@@ -26,7 +26,7 @@ describe('assistant users', () => {
   before(async () => {
     ({ app, core, close } = await createTestApp('assistant-auth', {
       ASSISTANT_ID_TTL: '7200',
-      ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=1,web=3600',
+      ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=60,web=3600',
       CLOUD_STORAGE_SUBDOMAIN: 'assets-test',
     }));
     gateway = (await core.apiKeys.create('gateway', 'users-gateway')).key;
@@ -98,7 +98,8 @@ describe('assistant users', () => {
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().errors[0].type, 'USER_NOT_FOUND');
     const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
-    await sleep(1100);
+    assert.equal(lifetime(kiosk), 60_000);
+    await expireUser(core, kiosk.assistantId);
     const expired = await app.inject({
       url: `/users/${kiosk.assistantId}`,
       headers: { 'x-api-key': runtime },
@@ -130,7 +131,7 @@ describe('assistant users', () => {
     const none = await byGlobal('whatsapp');
     assert.equal(none.statusCode, 404);
     assert.equal(none.json().errors[0].type, 'ASSISTANT_ID_GLOBAL_NOT_FOUND');
-    await sleep(1100);
+    await expireUser(core, kiosk.assistantId);
     assert.equal((await byGlobal('kiosk')).statusCode, 404, 'an expired assistantId is not returned');
     const missingChannel = await app.inject({
       url: `/users/assistant-id-global/${web.assistantIdGlobal}`,
@@ -151,7 +152,7 @@ describe('assistant users', () => {
     assert.equal(created.json().assistantId, externalId);
     assert.equal(created.json().source, 'external');
     assert.equal((await call('kiosk')).statusCode, 200);
-    await sleep(1100);
+    await expireUser(core, externalId);
     const renewed = await call('kiosk');
     assert.equal(renewed.statusCode, 201);
     assert.equal(renewed.json().assistantIdGlobal, created.json().assistantIdGlobal);
@@ -211,7 +212,7 @@ describe('assistant users', () => {
   it('removes expired users once ASSISTANT_USER_RETENTION has passed, and only those', async () => {
     const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
     const web = (await login('web', randomUUID())).json() as UserBody;
-    await sleep(1100);
+    await expireUser(core, kiosk.assistantId);
     const read = (id: string) => app.inject({ url: `/users/${id}`, headers: { 'x-api-key': runtime } });
     assert.equal((await read(kiosk.assistantId)).statusCode, 410);
     const users = createUserService(core);

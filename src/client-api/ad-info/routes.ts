@@ -17,6 +17,7 @@ export function registerAdInfoRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Ad_GetContentAdInfoAsync',
+          errors: { 500: ['INTERNAL_ERROR'], 502: ['SUBSYSTEM_ERROR'] },
           code: 'AD_INFO',
           summary:
             'Ad breaks and VAST tag of a content item; 204 for contents that carry no ads (Channels, Commercials).',

@@ -31,6 +31,7 @@ export function registerBookmarkRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Bookmarks_GetBookmarkAsync',
+          errors: { 404: ['BOOKMARK_NOT_FOUND'] },
           code: 'GET_BOOKMARK',
           summary:
             'Last playback position (seconds) of a content item for the user; accountNumber and version narrow it.',
@@ -58,6 +59,7 @@ export function registerBookmarkRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Bookmarks_AddBookmarkAsync',
+          errors: { 400: ['BOOKMARK_TIME_IN_FUTURE'], 403: ['DEVICE_MISMATCH'], 404: ['USER_NOT_FOUND'] },
           code: 'SAVE_BOOKMARK',
           summary:
             'Saves the last playback position and answers the stored bookmark; with `at`, a save older than the stored one changes nothing (applied=false).',

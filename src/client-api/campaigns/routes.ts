@@ -19,6 +19,7 @@ export function registerCampaignRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_AddContactAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'], 502: ['SUBSYSTEM_ERROR'] },
           code: 'ADD_CONTACT',
           summary:
             'Registers an advertising contact of the account for a campaign; answers its id. Forwarded to CAMPAIGNS_URL when set (502 when that fails).',

@@ -48,6 +48,11 @@ export function registerRatingRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id,
+          errors: {
+            400: ['RATING_USER_REQUIRED'],
+            403: ['USER_MISMATCH', 'ACCOUNT_MISMATCH'],
+            404: ['USER_NOT_FOUND'],
+          },
           code: 'SET_RATING',
           summary:
             "Sets the user's rating (1-5) of a content item; answers it with the content's average and count.",

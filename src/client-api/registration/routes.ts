@@ -24,6 +24,7 @@ export function registerRegistrationRoutes(app: App, deps: ClientApiDeps): void 
       schema: {
         ...operation({
           id: 'AccountManagement_RequestSendEmailAsync',
+          errors: { 429: ['REGISTRATION_RATE_LIMITED'] },
           code: 'CORREO',
           summary:
             'Queues a registration e-mail to the address (durable outbox). Rate-limited per client address and per e-mail address (429 with Retry-After).',

@@ -22,15 +22,16 @@ export function registerSubscriptionRoutes(app: App, deps: ClientApiDeps): void 
     '/:deviceClass/users/:platformUserId/subscriptions/:offer/dth/enabled',
     {
       config: {
-        swagger: {
-          documentUrl: `${app.prefix}/:deviceClass/users/:platformUserId/subscriptions/:codPersona;:codOferta/dth/enabled`,
-          documentParams: upgradeDocumentParams,
+        documentedAs: {
+          url: `${app.prefix}/:deviceClass/users/:platformUserId/subscriptions/:codPersona;:codOferta/dth/enabled`,
+          params: upgradeDocumentParams,
         },
       },
       onRequest: [guards.authenticate],
       schema: {
         ...operation({
           id: 'AccountManagement_UpgradeUserAsync',
+          errors: { 403: ['USER_MISMATCH'], 404: ['USER_NOT_FOUND'], 502: ['SUBSYSTEM_ERROR'] },
           code: 'UPGRADE_USER',
           summary:
             'Enables the dth offer {codPersona};{codOferta} for the user and answers the subscription. Sent to SUBSCRIPTIONS_URL when set (502 when that fails).',
@@ -66,6 +67,7 @@ export function registerSubscriptionRoutes(app: App, deps: ClientApiDeps): void 
       schema: {
         ...operation({
           id: 'AccountManagement_CheckHomeZoneSubscriptionAsync',
+          errors: { 404: ['HOMEZONE_NOT_SUBSCRIBED'], 502: ['SUBSYSTEM_ERROR'] },
           code: 'CHECK_HOMEZONE_SUBSCR',
           summary: 'Whether the account holds a home-zone subscription: 204 yes, 404 no (no body: HEAD).',
           tag,

@@ -265,16 +265,53 @@ class Reader {
     this.need(length);
     const start = this.offset;
     this.offset += length;
-    if (length < 64) {
-      let ascii = '';
-      for (let index = start; index < start + length; index++) {
-        const code = this.bytes[index] as number;
-        if (code > 0x7f) return this.utf8(start, length);
-        ascii += String.fromCharCode(code);
+    return length < 64 ? this.shortUtf8(start, start + length) : this.utf8(start, length);
+  }
+
+  /**
+   * Short strings decoded (and validated) by hand: a TextDecoder call costs more than the whole loop.
+   * Overlong forms, surrogates and code points past U+10FFFF are refused like the fatal decoder does.
+   */
+  private shortUtf8(start: number, end: number): string {
+    const bytes = this.bytes;
+    let out = '';
+    let index = start;
+    while (index < end) {
+      const first = bytes[index++] as number;
+      if (first < 0x80) {
+        out += String.fromCharCode(first);
+        continue;
       }
-      return ascii;
+      let code: number;
+      let needed: number;
+      let minimum: number;
+      if (first >= 0xc2 && first <= 0xdf) {
+        code = first & 0x1f;
+        needed = 1;
+        minimum = 0x80;
+      } else if (first >= 0xe0 && first <= 0xef) {
+        code = first & 0x0f;
+        needed = 2;
+        minimum = 0x800;
+      } else if (first >= 0xf0 && first <= 0xf4) {
+        code = first & 0x07;
+        needed = 3;
+        minimum = 0x10000;
+      } else {
+        throw malformed('a string is not valid UTF-8');
+      }
+      if (index + needed > end) throw malformed('a string is not valid UTF-8');
+      for (let count = 0; count < needed; count++) {
+        const next = bytes[index++] as number;
+        if ((next & 0xc0) !== 0x80) throw malformed('a string is not valid UTF-8');
+        code = (code << 6) | (next & 0x3f);
+      }
+      if (code < minimum || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+        throw malformed('a string is not valid UTF-8');
+      }
+      out += String.fromCodePoint(code);
     }
-    return this.utf8(start, length);
+    return out;
   }
 
   private utf8(start: number, length: number): string {
@@ -383,23 +420,20 @@ class Reader {
     if (depth > this.maxDepth) throw mediaErrors.BODY_TOO_DEEP();
     const { type, count } = this.header();
     const out: Record<string, unknown> = {};
-    const entry = () => {
+    // No closure per object here: the loader's keep-names helper would run on every call.
+    for (let index = 0; count === undefined || index < count; index++) {
+      if (count === undefined) {
+        while (this.bytes[this.offset] === M.noop) this.offset++;
+        if (this.bytes[this.offset] === M.objectEnd) {
+          this.offset++;
+          return out;
+        }
+      }
       const key = this.text();
       if (key === '__proto__') throw malformed('the key __proto__ is not allowed');
       out[key] = this.value(depth, type ?? this.markerSkippingNoops());
-    };
-    if (count !== undefined) {
-      for (let index = 0; index < count; index++) entry();
-      return out;
     }
-    for (;;) {
-      while (this.bytes[this.offset] === M.noop) this.offset++;
-      if (this.bytes[this.offset] === M.objectEnd) {
-        this.offset++;
-        return out;
-      }
-      entry();
-    }
+    return out;
   }
 }
 

@@ -1,5 +1,13 @@
+import type { FastifyContextConfig } from 'fastify';
 import type { Config } from '../core/config.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The path and path parameters the API document shows for this route, when they differ from its own. */
+    documentedAs?: { url: string; params: unknown };
+  }
+}
 
 /** The four media types every area A operation consumes and produces (DESIGN.md section 4). */
 export const clientApiMediaTypes = [
@@ -32,10 +40,13 @@ export function operation(options: {
   summary: string;
   tag: string;
   security: keyof typeof securityRequirements;
+  /** The operation's own error types by status (`{ 404: ['DEVICE_NOT_FOUND'] }`), for the document. */
+  errors?: Partial<Record<number, string[]>>;
 }) {
   return {
     operationId: options.id,
     ...(options.code ? { 'x-operation-code': options.code } : {}),
+    ...(options.errors ? { 'x-error-types': options.errors } : {}),
     summary: options.summary,
     tags: [options.tag],
     security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
@@ -87,9 +98,12 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
     transform: ({ schema, url, route }) => {
       const inside = prefix === '' || url === prefix || url.startsWith(`${prefix}/`);
       const hidden = !inside || Boolean(schema?.hide);
+      // A route may document another path and path parameters than it routes by: SPEC's
+      // `{codPersona};{codOferta}` is one router parameter split by the route (subscriptions/routes.ts).
+      const documented = (route.config as FastifyContextConfig | undefined)?.documentedAs;
       return {
-        schema: { ...(schema ?? {}), hide: hidden },
-        url: route.url,
+        schema: { ...(schema ?? {}), ...(documented ? { params: documented.params } : {}), hide: hidden },
+        url: documented?.url ?? route.url,
       };
     },
   };
@@ -99,6 +113,16 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const ERROR_REF = { $ref: '#/definitions/Error' };
+
+/** Error types any operation of the area may answer with, by status (the descriptions list them). */
+const commonTypes: Record<string, string[]> = {
+  '400': ['VALIDATION_ERROR (one entry per failing field)', 'MALFORMED_BODY'],
+  '401': ['CREDENTIALS_MISSING', 'TOKEN_INVALID', 'API_KEY_INVALID'],
+  '403': ['ACCESS_DENIED'],
+  '406': ['NOT_ACCEPTABLE'],
+  '413': ['BODY_TOO_LARGE'],
+  '415': ['UNSUPPORTED_MEDIA_TYPE'],
+};
 
 /** The family's error body, wherever @fastify/swagger inlined it. */
 const isErrorBody = (schema: unknown): boolean =>
@@ -140,10 +164,27 @@ function tidyDocument<T>(document: T): T {
           schema: { ...ERROR_REF },
         };
       }
-      for (const response of Object.values(
+      const ownTypes = isObject(operationObject['x-error-types']) ? operationObject['x-error-types'] : {};
+      for (const [status, response] of Object.entries(
         isObject(operationObject.responses) ? operationObject.responses : {},
       )) {
-        if (isObject(response) && isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
+        if (!isObject(response) || Number(status) < 400) continue;
+        if (isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
+        const types = Array.isArray(ownTypes[status]) ? (ownTypes[status] as string[]) : [];
+        response.description =
+          [...types, ...(commonTypes[status] ?? [])].join(', ') || String(response.description);
+        if (status === '401')
+          response.headers = { 'WWW-Authenticate': { type: 'string', description: 'The challenge.' } };
+        if (status === '429') {
+          response.headers = {
+            'Retry-After': { type: 'integer', description: 'Seconds until a retry may pass.' },
+          };
+        }
+        if (types.includes('DEVICE_DELETE_COOLDOWN')) {
+          response.headers = {
+            'Retry-After': { type: 'integer', description: 'Seconds until the device may be deleted.' },
+          };
+        }
       }
       for (const parameter of Array.isArray(operationObject.parameters) ? operationObject.parameters : []) {
         if (isObject(parameter) && parameter.in === 'query' && parameter.default !== undefined)

@@ -49,23 +49,13 @@ describe('sintonia account create / user create', () => {
   });
 
   it('refuses bad input with a message and exit 2, printing nothing on stdout', async () => {
+    // A few representative cases (each is a process start); the rules themselves are tested in users.test.ts.
     const cases: Array<[string[], RegExp]> = [
       [['account', 'create'], /--account-number is required/],
       [['account', 'create', '--account-number', 'cli-1'], /exists already/],
-      [['account', 'create', '--account-number', 'has space'], /account number/],
-      [['user', 'create', '--account', 'cli-1', '--email', 'x@example.test'], /--password is required/],
       [
         ['user', 'create', '--account', 'nope', '--email', 'x@example.test', '--password', 'longenough'],
         /no account nope/,
-      ],
-      [['user', 'create', '--account', 'cli-1', '--email', 'not-mail', '--password', 'longenough'], /e-mail/],
-      [
-        ['user', 'create', '--account', 'cli-1', '--email', 'x@example.test', '--password', 'short'],
-        /password/,
-      ],
-      [
-        ['user', 'create', '--account', 'cli-1', '--email', 'ana@example.test', '--password', 'longenough'],
-        /already has a user/,
       ],
     ];
     for (const [args, message] of cases) {

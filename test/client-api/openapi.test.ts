@@ -253,6 +253,17 @@ describe('client-api OpenAPI document', () => {
     assert.deepEqual(document.paths['/auth/{deviceClass}/users/authenticate'].post.security, []);
   });
 
+  it("lists each operation's own error types and documents Retry-After and WWW-Authenticate", () => {
+    const remove = document.paths['/accounts/{accountNumber}/devices/{mediaPlayerId}'].delete;
+    assert.deepEqual(remove['x-error-types'][409], ['DEVICE_DELETE_COOLDOWN']);
+    assert.match(remove.responses['409'].description, /DEVICE_DELETE_COOLDOWN/);
+    assert.equal(remove.responses['409'].headers['Retry-After'].type, 'integer');
+    assert.ok(remove.responses['401'].headers['WWW-Authenticate']);
+    const rename = document.paths['/accounts/{accountNumber}/devices/{mediaPlayerId}/name'].put;
+    assert.match(rename.responses['400'].description, /DEVICE_NAME_REQUIRED, DEVICE_NAME_TOO_LONG/);
+    for (const status of ['406', '413', '415']) assert.ok(rename.responses[status], status);
+  });
+
   it('follows CLIENT_API_BASE_PATH for the document path and basePath', () => {
     const definition = clientApiOpenApi({ CLIENT_API_BASE_PATH: '/tv/v2' });
     assert.equal(definition.documentPath, '/tv/v2/swagger.json');

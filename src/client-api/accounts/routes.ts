@@ -14,6 +14,7 @@ export function registerAccountRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetUserHashAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           code: 'GET_USER_HASH',
           summary: "The account's userHash (its encoded user code).",
           tag: 'accounts',

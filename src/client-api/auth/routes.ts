@@ -60,6 +60,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Authentication_AuthenticateUserAsync',
+          errors: { 401: ['CREDENTIALS_INVALID'], 403: ['DEVICE_DISABLED'], 409: ['DEVICE_LIMIT_REACHED'] },
           code: 'AUTHENTICATE_NMP',
           summary:
             'Signs a user in on a device: registers the device on first sight, opens a session and returns the user and its tokens (auth-only: only checks).',
@@ -90,6 +91,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Authentication_BasicAuthenticateUserAsync',
+          errors: { 401: ['CREDENTIALS_INVALID'], 405: ['METHOD_NOT_ALLOWED'] },
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
@@ -113,6 +115,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Authentication_HeadAuthByDeviceClassUsersAuthenticate',
+          errors: { 401: ['CREDENTIALS_INVALID'], 405: ['METHOD_NOT_ALLOWED'] },
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
@@ -148,6 +151,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Authentication_GetTokensAsync',
+          errors: { 401: ['REFRESH_TOKEN_INVALID'] },
           code: 'GET_TOKENS',
           summary:
             "Fresh tokens for the device's session, authenticated by its refresh token (which rotates).",
@@ -177,6 +181,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'Authentication_GetUserAsync',
+          errors: { 401: ['REFRESH_TOKEN_INVALID'] },
           code: 'GET_USER_INFO',
           summary: "The session's user and fresh tokens, authenticated by its refresh token (which rotates).",
           tag,

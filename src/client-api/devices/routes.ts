@@ -35,6 +35,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetValidDevicesAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           code: 'GET_VALID_DEVICES',
           summary: "The account's devices.",
           tag,
@@ -55,6 +56,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_DeleteMediaPlayersAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           code: 'DELETE_DEVICES',
           summary: "Deletes the account's devices (of one class) that are outside their delete cool-down.",
           tag,
@@ -79,6 +81,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetPlayingDeviceIdsAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           summary: 'Ids of the devices that saved a playback position within the playing window.',
           tag,
           security: 'deviceOrOperator',
@@ -98,6 +101,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetDeviceAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'] },
           code: 'GET_DEVICES',
           summary: 'One device of the account.',
           tag,
@@ -118,6 +122,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_DeleteMediaPlayerAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'], 409: ['DEVICE_DELETE_COOLDOWN'] },
           code: 'DELETE_DEVICE',
           summary: 'Deletes a device and ends its sessions; 409 with Retry-After inside the cool-down.',
           tag,
@@ -145,6 +150,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_SetMediaPlayerEnabledAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'], 409: ['DEVICE_LIMIT_REACHED'] },
           code: 'SET_DEVICE_STATE',
           summary:
             'Enables (within MAX_DEVICES_PER_ACCOUNT) or disables a device; disabling ends its sessions.',
@@ -170,6 +176,7 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetMediaPlayerNameAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'] },
           code: 'GET_DEVICE_NAME',
           summary: "The device's name.",
           tag,
@@ -195,6 +202,10 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_UpdateMediaPlayerNameAsync',
+          errors: {
+            400: ['DEVICE_NAME_REQUIRED', 'DEVICE_NAME_TOO_LONG'],
+            404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'],
+          },
           code: 'SET_DEVICE_NAME',
           summary: 'Renames a device; the body is the bare new name.',
           tag,

@@ -23,6 +23,7 @@ export function registerSessionRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_TearDownSessionsAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'SESSION_NOT_FOUND'] },
           code: 'DELETE_SESSIONS',
           summary: "Closes the account's sessions of one qspVersion (All: every one).",
           tag,
@@ -46,6 +47,7 @@ export function registerSessionRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_TearDownDeviceSessionsAsync',
+          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND', 'SESSION_NOT_FOUND'] },
           code: 'DELETE_DEVICE_SESSIONS',
           summary: "Closes one device's sessions of one qspVersion (All: every one).",
           tag,

@@ -17,6 +17,7 @@ export function registerUserRoutes(app: App, deps: ClientApiDeps): void {
       schema: {
         ...operation({
           id: 'AccountManagement_GetUserByEmailAsync',
+          errors: { 404: ['USER_NOT_FOUND'] },
           code: 'GET_USER_BY_EMAIL',
           summary: 'The user with this e-mail (the oldest, when several accounts have one). Operators only.',
           tag,

@@ -1,0 +1,3 @@
+import { journeyIn } from './journey-scenario.ts';
+
+journeyIn('application/ubjson');

@@ -3,6 +3,7 @@ import type { Core } from '../core/core.ts';
 import { assistantAuthCommands } from './assistant-auth-commands.ts';
 import { clientApiCommands } from './client-api-commands.ts';
 import { type Command, contextFor, UsageError } from './command.ts';
+import { contentCommands } from './content-commands.ts';
 import { coreCommands } from './core-commands.ts';
 import { directLineCommands } from './directline-commands.ts';
 import { loadDemo, serveCommand } from './serve-command.ts';
@@ -17,7 +18,7 @@ const seedDemoCommand: Command = {
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
-export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...directLineCommands, ...clientApiCommands, seedDemoCommand];
+export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...directLineCommands, ...clientApiCommands, ...contentCommands, seedDemoCommand];
 
 function help(): string {
   const width = Math.max(...commands.map((command) => command.usage.length));

@@ -24,6 +24,22 @@ export function createAdBreakRepository(database: Database) {
         .execute();
       return rows.map((row) => ({ position: row.position, offset: row.offset_seconds, maxAds: row.max_ads }));
     },
+    /** False when there was no such break. */
+    async remove(
+      contents: string,
+      contentId: string,
+      position: AdBreak['position'],
+      offset: number,
+    ): Promise<boolean> {
+      const result = await db
+        .deleteFrom('ad_breaks')
+        .where('contents', '=', contents)
+        .where('content_id', '=', contentId)
+        .where('position', '=', position)
+        .where('offset_seconds', '=', offset)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
     async put(contents: string, contentId: string, adBreak: AdBreak): Promise<void> {
       await db
         .insertInto('ad_breaks')

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
-import { refusedUpgradeStatus } from './helpers/directline-stream.ts';
+import { refusedUpgrade } from './helpers/directline-stream.ts';
 
 interface ConversationAnswer {
   conversationId: string;
@@ -168,12 +168,24 @@ describe('embedded Direct Line channel: who may call what', () => {
       'another conversation’s': new URL(other.streamUrl).searchParams.get('t') ?? '',
       'a token as': conversation.token,
     };
+    const expectedType = {
+      expired: 'DIRECTLINE_TOKEN_EXPIRED',
+      forged: 'DIRECTLINE_CREDENTIALS_INVALID',
+      'another conversation’s': 'DIRECTLINE_CONVERSATION_MISMATCH',
+      'a token as': 'DIRECTLINE_CREDENTIALS_INVALID',
+    };
     for (const [name, ticket] of Object.entries(tickets)) {
-      assert.equal(await refusedUpgradeStatus(withTicket(ticket)), 403, `${name} ticket`);
+      const refused = await refusedUpgrade(withTicket(ticket));
+      assert.equal(refused.status, 403, `${name} ticket`);
+      const body = refused.body as ErrorBody;
+      assert.equal(body.code, 'FORBIDDEN', `${name} ticket`);
+      assert.equal(body.errors[0]?.type, expectedType[name as keyof typeof expectedType], `${name} ticket`);
     }
     const missing = new URL(stream);
     missing.searchParams.delete('t');
-    assert.equal(await refusedUpgradeStatus(missing.toString()), 400, 'no ticket');
+    const noTicket = await refusedUpgrade(missing.toString());
+    assert.equal(noTicket.status, 400, 'no ticket');
+    assert.equal((noTicket.body as ErrorBody).errors[0]?.type, 'VALIDATION_ERROR');
   });
 
   it('another conversation’s token is 403, no credentials 401, an unknown conversation 404', async () => {

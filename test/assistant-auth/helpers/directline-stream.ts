@@ -80,13 +80,18 @@ export async function openStream(url: string): Promise<StreamClient> {
   return client;
 }
 
-/** Opening a stream that the server refuses: the HTTP status it answered the upgrade with. */
-export function refusedUpgradeStatus(url: string): Promise<number> {
+/** Opening a stream that the server refuses: the HTTP status and body it answered the upgrade with. */
+export function refusedUpgrade(url: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     socket.on('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+        socket.terminate();
+      });
     });
     socket.on('open', () => {
       socket.close();

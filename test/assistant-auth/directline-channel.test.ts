@@ -160,6 +160,30 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
     assert.equal(secretRefreshes.status, 403);
   });
 
+  it('questions asked at once are answered one at a time, in their order, each watermark once', async () => {
+    const conversation = await tokenWss();
+    const stream = await openStream(conversation.streamUrl);
+    const ids = await Promise.all(['a', 'b', 'c'].map((text) => say(conversation, text)));
+    const last = ids.reduce((latest, id) => (id > latest ? id : latest));
+    await stream.waitFor((activity) => activity.replyToId === last && activity.type === 'message');
+    const ordered = [...ids].sort();
+    const messages = stream.activities().filter((activity) => activity.type === 'message');
+    const answers = messages.filter((activity) => activity.from.role === 'bot');
+    assert.deepEqual(
+      answers.map((activity) => activity.replyToId),
+      ordered,
+    );
+    const watermarks = stream.sets.flatMap((set) => (set.watermark ? [Number(set.watermark)] : []));
+    assert.deepEqual(
+      watermarks,
+      [...watermarks].sort((x, y) => x - y),
+      'watermarks only grow',
+    );
+    assert.equal(messages.length, 6, 'three questions, three answers');
+    assert.equal(new Set(messages.map((activity) => activity.id)).size, 6, 'each activity pushed once');
+    await stream.close();
+  });
+
   it('an idle stream gets empty keep-alive messages and stays open', async () => {
     const conversation = await tokenWss();
     const stream = await openStream(conversation.streamUrl);

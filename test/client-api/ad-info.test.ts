@@ -89,10 +89,21 @@ describe('ad info (local ad table)', () => {
     }
   });
 
-  it('401 without credentials', async () => {
+  it('401 without credentials, 403 for a key that is not an operator key, 406 for an unknown Accept', async () => {
     const response = await adInfo('/smarttv/Voditems/m-1/ad-info', {});
     assert.equal(response.statusCode, 401);
     assert.deepEqual(errorTypes(response), ['CREDENTIALS_MISSING']);
+    const clientKey = (await fx.core.apiKeys.create('client', 'not an operator')).key;
+    const denied = await adInfo('/smarttv/Voditems/m-1/ad-info', { key: clientKey });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(errorTypes(denied), ['ACCESS_DENIED']);
+    const html = await fx.app.inject({
+      method: 'GET',
+      url: '/api/v1/smarttv/Voditems/m-1/ad-info',
+      headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'text/html' },
+    });
+    assert.equal(html.statusCode, 406);
+    assert.deepEqual(errorTypes(html), ['NOT_ACCEPTABLE']);
   });
 
   it('400 for every parameter over its limit, an unknown contents type and loose booleans', async () => {

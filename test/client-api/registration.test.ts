@@ -88,7 +88,7 @@ describe('registration e-mail over SMTP', () => {
     assert.equal((await request(fx, { email: 'three@example.test' }, { ip: '10.9.9.10' })).statusCode, 200);
   });
 
-  it('400 for a bad body or path, 415 for another media type', async () => {
+  it('400 for a bad body or path, 415 for another media type, 413 past BODY_LIMIT', async () => {
     for (const [name, body, deviceClass] of [
       ['not an e-mail', { email: 'not-an-address' }, undefined],
       ['no e-mail', { name: 'Ana' }, undefined],
@@ -108,6 +108,13 @@ describe('registration e-mail over SMTP', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     assert.equal(text.statusCode, 415);
+    const huge = await request(
+      fx,
+      { email: 'big@example.test', name: 'n'.repeat(70_000) },
+      { ip: '10.1.1.2' },
+    );
+    assert.equal(huge.statusCode, 413);
+    assert.deepEqual(errorTypes(huge), ['BODY_TOO_LARGE']);
     assert.equal(text.json().code, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });

@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serialize } from 'bson';
+import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
+import { services } from '../../src/family.ts';
 import { type AccountsFixture, accountsFixture, errorTypes } from './accounts-fixtures.ts';
 import { decoded } from './bookmarks-media.ts';
 import { header, type SmtpSink, startSmtpSink, textBody } from './mail-smtp-fixture.ts';
@@ -184,5 +186,35 @@ describe('registration request in other media types', () => {
     assert.equal(bad.statusCode, 400);
     const error = (await decoded(bad)) as { Error: { code: string } };
     assert.equal(error.Error.code, 'BAD_REQUEST');
+  });
+});
+
+describe('registration rate limit shared through the database', () => {
+  let fx: AccountsFixture;
+  let second: App;
+  before(async () => {
+    fx = await accountsFixture({ REGISTRATION_RATE_LIMIT: '2', MAIL_POLL_INTERVAL_MS: '60000' });
+    // A second app on the same store, as a second process behind a load balancer would be.
+    second = await buildServiceApp(fx.core, services['client-api']);
+    await second.ready();
+  });
+  after(async () => {
+    await second.close();
+    await fx.close();
+  });
+
+  it('counts requests made through either app against one limit', async () => {
+    const viaSecond = (email: string) =>
+      second.inject({
+        method: 'POST',
+        url: '/api/v1/web/registration/request',
+        payload: { email },
+        remoteAddress: '10.7.7.7',
+      });
+    assert.equal((await request(fx, { email: 'shared@example.test' }, { ip: '10.7.7.7' })).statusCode, 200);
+    assert.equal((await viaSecond('other@example.test')).statusCode, 200);
+    const refused = await viaSecond('third@example.test');
+    assert.equal(refused.statusCode, 429);
+    assert.equal((await request(fx, { email: 'fourth@example.test' }, { ip: '10.7.7.7' })).statusCode, 429);
   });
 });

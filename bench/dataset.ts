@@ -11,6 +11,11 @@ export interface DatasetSize {
   /** Accounts holding exactly `listDevices` devices: the keys of the device-list path. */
   listAccounts: number;
   listDevices: number;
+  /**
+   * Users who sign in through the real route before the load (scrypt, ~40 ms each unloaded): the keys
+   * of every loaded path are drawn from their bookmarks and accounts, on both targets alike.
+   */
+  signedIn: number;
 }
 
 export const fullSize: DatasetSize = {
@@ -19,6 +24,7 @@ export const fullSize: DatasetSize = {
   bookmarks: 100000,
   listAccounts: 200,
   listDevices: 20,
+  signedIn: 100,
 };
 
 export const quickSize: DatasetSize = {
@@ -27,6 +33,7 @@ export const quickSize: DatasetSize = {
   bookmarks: 1000,
   listAccounts: 4,
   listDevices: 20,
+  signedIn: 20,
 };
 
 export interface BenchUser {
@@ -52,6 +59,8 @@ export interface Dataset {
   bookmarks: BenchBookmark[];
   /** Largest content id in use; writes pick ids up to twice this so some are inserts. */
   maxContentId: number;
+  /** The signed-in users, their bookmarks, and those of them holding 20 devices: the keys of the load. */
+  keys: { users: BenchUser[]; bookmarks: BenchBookmark[]; listUsers: BenchUser[] };
 }
 
 /** mulberry32: a small, fast, seeded generator; the data set must not depend on Math.random. */
@@ -119,5 +128,11 @@ export function generateDataset(size: DatasetSize, seed = 20261122): Dataset {
       });
     }
   }
-  return { size, deviceClass: 'bench', users, bookmarks, maxContentId };
+  const active = users.slice(0, size.signedIn);
+  const keys = {
+    users: active,
+    bookmarks: bookmarks.filter((bookmark) => bookmark.user < size.signedIn),
+    listUsers: active.filter((user) => user.index < size.listAccounts),
+  };
+  return { size, deviceClass: 'bench', users, bookmarks, maxContentId, keys };
 }

@@ -146,6 +146,8 @@ try {
       devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),
       bookmarks: dataset.bookmarks.length,
       deviceListSize: dataset.size.listDevices,
+      signedInUsers: dataset.keys.users.length,
+      readKeys: dataset.keys.bookmarks.length,
     },
     results,
     codecs,

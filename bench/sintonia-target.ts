@@ -36,13 +36,13 @@ function accessTokenOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Every user authenticates once through the real route (scrypt and all), a few at a time. */
+/** The signed-in users authenticate once through the real route (scrypt and all), a few at a time. */
 async function authenticateAll(dataset: Dataset, url: string): Promise<string[]> {
-  const tokens: string[] = new Array(dataset.users.length);
+  const tokens: string[] = new Array(dataset.keys.users.length);
   let next = 0;
   const worker = async () => {
-    for (let index = next++; index < dataset.users.length; index = next++) {
-      const user = dataset.users[index];
+    for (let index = next++; index < dataset.keys.users.length; index = next++) {
+      const user = dataset.keys.users[index];
       if (!user) continue;
       const response = await fetch(`${url}${basePath}/auth/${dataset.deviceClass}/users/authenticate`, {
         method: 'POST',
@@ -85,7 +85,7 @@ export const sintoniaTarget: Target = {
       operation: 'read',
       format,
       requests: picks(count, 1, (random) => {
-        const bookmark = pickOne(dataset.bookmarks, random);
+        const bookmark = pickOne(dataset.keys.bookmarks, random);
         return {
           method: 'GET',
           path: `${basePath}/${dataset.deviceClass}/users/${hash(bookmark.user)}/bookmarks/${bookmark.contentId}`,
@@ -93,7 +93,6 @@ export const sintoniaTarget: Target = {
         };
       }),
     });
-    const listAccounts = dataset.users.slice(0, dataset.size.listAccounts);
     return [
       read('json'),
       {
@@ -101,7 +100,7 @@ export const sintoniaTarget: Target = {
         operation: 'write',
         format: 'json',
         requests: picks(count, 2, (random) => {
-          const user = pickOne(dataset.users, random);
+          const user = pickOne(dataset.keys.users, random);
           const device = user.deviceIds[0] ?? '';
           const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
           const offset = Math.floor(random() * 7200);
@@ -117,7 +116,7 @@ export const sintoniaTarget: Target = {
         operation: 'devices',
         format: 'json',
         requests: picks(count, 3, (random) => {
-          const user = pickOne(listAccounts, random);
+          const user = pickOne(dataset.keys.listUsers, random);
           return {
             method: 'GET',
             path: `${basePath}/accounts/${user.accountNumber}/devices`,

@@ -58,14 +58,13 @@ export const bareTarget: Target = {
     };
   },
   async paths(dataset, _url, count) {
-    const listAccounts = dataset.users.slice(0, dataset.size.listAccounts);
     return [
       {
         name: 'bare read',
         operation: 'read',
         format: 'json',
         requests: picks(count, 1, (random) => {
-          const bookmark = pickOne(dataset.bookmarks, random);
+          const bookmark = pickOne(dataset.keys.bookmarks, random);
           return { method: 'GET', path: `/bookmarks/${bareUserHash(bookmark.user)}/${bookmark.contentId}` };
         }),
       },
@@ -74,7 +73,7 @@ export const bareTarget: Target = {
         operation: 'write',
         format: 'json',
         requests: picks(count, 2, (random) => {
-          const user = pickOne(dataset.users, random);
+          const user = pickOne(dataset.keys.users, random);
           const device = pickOne(user.deviceIds, random);
           const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
           const offset = Math.floor(random() * 7200);
@@ -90,7 +89,7 @@ export const bareTarget: Target = {
         format: 'json',
         requests: picks(count, 3, (random) => ({
           method: 'GET',
-          path: `/accounts/${pickOne(listAccounts, random).accountNumber}/devices`,
+          path: `/accounts/${pickOne(dataset.keys.listUsers, random).accountNumber}/devices`,
         })),
       },
     ];

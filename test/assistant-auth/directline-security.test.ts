@@ -215,4 +215,24 @@ describe('embedded Direct Line channel: who may call what', () => {
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as ErrorBody).errors[0]?.type, 'DIRECTLINE_CONVERSATION_NOT_FOUND');
   });
+  it('answers browsers from any origin: the preflight, and every answer, refusals included', async () => {
+    const path = `/v3/directline/conversations/${conversation.conversationId}/activities`;
+    const preflight = await fetch(`${base}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
+    const allowed = await call('GET', path, `Bearer ${conversation.token}`);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), '*');
+    const refused = await call('GET', path, 'Bearer forged');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('access-control-allow-origin'), '*');
+  });
 });

@@ -1,8 +1,9 @@
 import type {} from '@fastify/websocket';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ConversationService } from './conversation-service.ts';
+import { allowAnyOrigin, registerPreflight } from './cors.ts';
 import type { ChannelCredentials, Credential } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
 import {
@@ -39,8 +40,10 @@ const bearer =
 export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<void> {
   const { credentials, conversations, hub } = parts;
   app.decorateRequest('directLineCredential', undefined);
+  registerPreflight(app);
   // Credentials first: an expired or forged token is 403 whatever the body says.
-  const onRequest = async (request: FastifyRequest) => {
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    allowAnyOrigin(reply);
     request.directLineCredential = await credentials.authenticate(request.headers.authorization);
   };
   const who = (request: FastifyRequest): Credential => {

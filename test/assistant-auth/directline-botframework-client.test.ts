@@ -35,7 +35,7 @@ interface WssAnswer {
   streamUrl: string;
 }
 
-async function until<T>(find: () => T | undefined, what: string, timeoutMs = 20000): Promise<T> {
+async function until<T>(find: () => T | undefined, what: string, timeoutMs = 30000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = find();

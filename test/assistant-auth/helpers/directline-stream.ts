@@ -38,7 +38,7 @@ export async function openStream(url: string): Promise<StreamClient> {
     sets: [],
     keepAlives: 0,
     activities: () => client.sets.flatMap((set) => set.activities),
-    waitFor(match, timeoutMs = 15000) {
+    waitFor(match, timeoutMs = 30000) {
       return new Promise((resolve, reject) => {
         const check = () => client.activities().find(match);
         const found = check();

@@ -6,7 +6,8 @@
  *   await app.register(mediaTypes, { bodyLimit: core.config.BODY_LIMIT, maxDepth: core.config.BODY_MAX_DEPTH });
  *
  * Contract for route authors:
- * - Handlers return plain objects, arrays, strings or null (or `reply.code(204).send()`); never encode.
+ * - Handlers return plain objects, arrays, strings or null (or `reply.code(204).send(null)`); never encode
+ *   (a bare string sent with `reply.send(id)` is a JSON string in JSON, `<string>` in XML…).
  *   Errors are thrown ProblemErrors; the core error handler's body comes out in the negotiated type too
  *   (an error status missing from the route's response map is still written as the `Error` body).
  *   406 (nothing acceptable in Accept) is always JSON.
@@ -16,7 +17,9 @@
  *   `{ xml: { name: 'ArrayOfDeviceBase', wrapped: true } }` with `items` named (`DeviceBase`); a bare
  *   string is `<string>`. Unnamed fallbacks: `Object` (objects), `ArrayOf<item>` (lists), `int`, `long`
  *   (format int64), `double`, `boolean`, `anyType`; errors are `<Error>` with a wrapped
- *   `<errors><ErrorItem>…` list. Array properties follow Swagger: unwrapped unless `wrapped: true`.
+ *   `<errors><ErrorItem>…` list. `xml.name` names types (roots, list items); a property's element is
+ *   always its key. Array properties follow Swagger: unwrapped unless `wrapped: true`. null is
+ *   `xsi:nil="true"`; keys that are not XML names are escaped as XmlConvert.EncodeName does.
  * - BSON: top level always a document: scalars `{ "Value": … }`, arrays keyed "0","1"…, nothing (and
  *   null) an empty body. `format: 'int64'` fields are written as BSON int64; input int64 become numbers.
  * - Request bodies: decoded from any of the four types (Content-Type; anything else 415), depth-limited

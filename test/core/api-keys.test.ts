@@ -27,7 +27,7 @@ describe('API keys', () => {
     const last = created.key.at(-1) === 'A' ? 'B' : 'A';
     assert.equal(await core.apiKeys.verify(`${created.key.slice(0, -1)}${last}`), undefined);
     assert.equal(await core.apiKeys.verify(created.key.replace('snt_client_', 'snt_runtime_')), undefined);
-    assert.equal(await core.apiKeys.verify('snt_client_0000000000000000_' + 'A'.repeat(43)), undefined);
+    assert.equal(await core.apiKeys.verify(`snt_client_0000000000000000_${'A'.repeat(43)}`), undefined);
     assert.equal(await core.apiKeys.verify('nonsense'), undefined);
   });
 

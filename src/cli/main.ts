@@ -18,15 +18,23 @@ const seedDemoCommand: Command = {
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
-export const commands: Command[] = [serveCommand, ...coreCommands, ...assistantAuthCommands, ...directLineCommands, ...clientApiCommands, ...contentCommands, seedDemoCommand];
+export const commands: Command[] = [
+  serveCommand,
+  ...coreCommands,
+  ...assistantAuthCommands,
+  ...directLineCommands,
+  ...clientApiCommands,
+  ...contentCommands,
+  seedDemoCommand,
+];
 
 function help(): string {
-  const width = Math.max(...commands.map((command) => command.usage.length));
   return [
     'usage: sintonia COMMAND [options]',
     '',
-    ...commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`),
+    ...commands.flatMap((command) => [`  ${command.usage}`, `      ${command.summary}`]),
     '',
+    'Every admin command prints one JSON object on stdout; bad input exits 2, a failure 1.',
     'Configuration comes from environment variables; see the README.',
   ].join('\n');
 }

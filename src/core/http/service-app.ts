@@ -75,7 +75,8 @@ export function serviceOptions(
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     requestIdLogLabel: 'requestId',
-    disableRequestLogging: false,
+    // Fastify's own request logging writes two lines per request; buildServiceApp writes one instead.
+    disableRequestLogging: true,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {
@@ -102,6 +103,15 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     reply.header('x-request-id', request.id);
     // While draining, clients are told not to reuse the connection, so none is cut off at close.
     if (core.lifecycle.draining) reply.header('connection', 'close');
+    done();
+  });
+  // One info line per request, at its end, with what Fastify's pair of lines carried (request, status,
+  // time); a route's own logLevel still silences it. Measured in bench/: two lines cost ~11% of a read.
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      'request completed',
+    );
     done();
   });
   installErrorHandling(app);

@@ -18,6 +18,8 @@ export interface LoadPlan {
 }
 
 export interface LoadResult {
+  /** Requests completed during the warm-up (the server's CPU time is divided over both runs). */
+  warmupTotal: number;
   requestsPerSecond: number;
   p50: number;
   p99: number;
@@ -54,9 +56,10 @@ async function run(plan: LoadPlan, durationSeconds: number) {
 const file = process.argv[2];
 if (!file) throw new Error('usage: load.ts <plan.json>');
 const plan = JSON.parse(readFileSync(file, 'utf8')) as LoadPlan;
-if (plan.warmupSeconds > 0) await run(plan, plan.warmupSeconds);
+const warmup = plan.warmupSeconds > 0 ? await run(plan, plan.warmupSeconds) : undefined;
 const result = await run(plan, plan.durationSeconds);
 const measured: LoadResult = {
+  warmupTotal: warmup?.requests.total ?? 0,
   requestsPerSecond: result.requests.average,
   p50: result.latency.p50,
   p99: result.latency.p99,

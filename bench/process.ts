@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -18,6 +19,8 @@ export function freePort(): Promise<number> {
 
 export interface Server {
   url: string;
+  /** CPU time (user + system) the server process has used so far, in ms; undefined without /proc. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -29,7 +32,9 @@ export async function startServer(options: {
   readyPath: string;
   timeoutMs?: number;
 }): Promise<Server> {
-  const child = spawn(process.execPath, options.args, {
+  // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server under load.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...options.args], {
     cwd: root,
     env: { ...process.env, ...options.env },
     // The server's log lines go to /dev/null: they are still formatted and written, as in production.
@@ -56,7 +61,19 @@ export async function startServer(options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, stop: () => stopChild(child) };
+  return { url, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
+}
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms on Linux). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -8,6 +8,8 @@ export interface PathResult extends LoadResult {
   format: Format;
   /** What the server answered to the probe request: the format actually measured. */
   contentType: string;
+  /** The server process's CPU time (user + system) per request served, in µs. */
+  serverCpuUsPerRequest: number | undefined;
   /** Requests/s over the bare path of the same operation in the same run. */
   ratioToBare?: number;
   /** For a non-JSON format: requests/s over the same route in JSON in the same run. */
@@ -39,7 +41,17 @@ const pad = (text: string, width: number, right = false) =>
 const ratio = (value: number | undefined) => (value === undefined ? '' : `${value.toFixed(2)}×`);
 
 export function formatTable(results: PathResult[]): string {
-  const header = ['path', 'req/s', 'p50 ms', 'p99 ms', 'vs bare', 'vs JSON', 'non-2xx', 'errors'];
+  const header = [
+    'path',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'vs bare',
+    'vs JSON',
+    'CPU µs/req',
+    'non-2xx',
+    'errors',
+  ];
   const rows = results.map((r) => [
     `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`,
     Math.round(r.requestsPerSecond).toString(),
@@ -47,6 +59,7 @@ export function formatTable(results: PathResult[]): string {
     r.p99.toString(),
     ratio(r.ratioToBare),
     ratio(r.ratioToJson),
+    r.serverCpuUsPerRequest === undefined ? '' : r.serverCpuUsPerRequest.toString(),
     r.non2xx.toString(),
     (r.errors + r.timeouts).toString(),
   ]);

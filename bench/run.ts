@@ -25,6 +25,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string' },
     targets: { type: 'string', default: 'bare,sintonia' },
+    'skip-codecs': { type: 'boolean', default: false },
   },
 });
 
@@ -69,13 +70,22 @@ async function benchTarget(target: Target, dataset: Dataset, dir: string): Promi
       process.stderr.write(
         `[bench] ${target.name}: ${path.name} (${warmupSeconds}s warm-up, ${durationSeconds}s)\n`,
       );
+      const cpuBefore = server.cpuMs();
       const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
+      const cpuAfter = server.cpuMs();
+      // CPU per request is the figure least moved by other load on a shared machine.
+      const served = measured.total + measured.warmupTotal;
+      const serverCpuUsPerRequest =
+        cpuBefore !== undefined && cpuAfter !== undefined && served > 0
+          ? Math.round(((cpuAfter - cpuBefore) * 1000) / served)
+          : undefined;
       results.push({
         target: target.name,
         name: path.name,
         operation: path.operation,
         format: path.format,
         contentType,
+        serverCpuUsPerRequest,
         ...measured,
       });
     }
@@ -133,7 +143,7 @@ try {
   const results: PathResult[] = [];
   for (const target of await loadTargets()) results.push(...(await benchTarget(target, dataset, dir)));
   addRatios(results);
-  const codecs = await codecRows();
+  const codecs = values['skip-codecs'] ? undefined : await codecRows();
 
   const cpu = cpus();
   const report = {

@@ -67,7 +67,14 @@ export const sintoniaTarget: Target = {
   },
   server(dir, port) {
     return {
-      args: ['bin/sintonia.mjs', 'serve', '--service', 'client-api'],
+      // BENCH_SINTONIA_ROOT runs the server of another checkout (a worktree of an older commit, with
+      // node_modules linked) against the same data set: before/after figures of one optimisation.
+      args: [
+        join(process.env.BENCH_SINTONIA_ROOT ?? '.', 'bin/sintonia.mjs'),
+        'serve',
+        '--service',
+        'client-api',
+      ],
       env: { ...environment(dir), CLIENT_API_PORT: String(port) },
       readyPath: '/readyz',
     };

@@ -15,6 +15,12 @@ const toRecord = (row: AccountTables['accounts']): AccountRecord => ({
 
 export function createAccountRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
+  // Every account route reads its account: on SQLite a prepared statement (same query), unless a Kysely
+  // transaction holds the connection.
+  const sqlite = database.sqlite;
+  const selectAccount = sqlite?.prepare<[string], AccountTables['accounts']>(
+    'select * from accounts where account_number = ?',
+  );
   return {
     /** False when the account number is taken. */
     async insert(row: AccountTables['accounts']): Promise<boolean> {
@@ -27,6 +33,10 @@ export function createAccountRepository(database: Database) {
     },
 
     async find(accountNumber: string): Promise<AccountRecord | undefined> {
+      if (selectAccount && sqlite && !sqlite.inTransaction) {
+        const row = selectAccount.get(accountNumber);
+        return row ? toRecord(row) : undefined;
+      }
       const row = await db
         .selectFrom('accounts')
         .selectAll()

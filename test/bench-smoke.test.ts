@@ -20,10 +20,13 @@ interface QuickReport {
     errors: number;
     timeouts: number;
     ratioToBare?: number;
+    format: string;
+    contentType: string;
   }>;
 }
 
-test('npm run bench -- --quick loads every path of both targets and writes its JSON', { // The benchmark always runs the embedded store: one run covers it.
+test('npm run bench -- --quick loads every path of both targets and writes its JSON', {
+  // The benchmark always runs the embedded store: one run covers it.
   skip: testDatabase === 'postgres' ? 'the benchmark runs on the embedded store only' : false,
   timeout: 180_000,
 }, () => {
@@ -49,5 +52,11 @@ test('npm run bench -- --quick loads every path of both targets and writes its J
     assert.equal(result.non2xx, 0, `${result.target} ${result.name}: non-2xx answers`);
     assert.equal(result.errors + result.timeouts, 0, `${result.target} ${result.name}: errors`);
     if (result.target !== 'bare') assert.ok((result.ratioToBare ?? 0) > 0, `${result.name}: no ratio`);
+    // Each format row measured that format: the server answered in the media type asked for.
+    if (result.target !== 'bare')
+      assert.ok(
+        result.contentType.startsWith(`application/${result.format}`),
+        `${result.name}: ${result.contentType}`,
+      );
   }
 });

@@ -8,8 +8,14 @@ const frameworkTypes: Partial<Record<number, keyof typeof commonErrors.catalogue
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',
   413: 'BODY_TOO_LARGE',
+  414: 'PATH_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+};
+
+/** Fastify's errors whose status alone does not say what went wrong, by their code. */
+const frameworkCodes: Partial<Record<string, keyof typeof commonErrors.catalogue>> = {
+  FST_ERR_BAD_URL: 'MALFORMED_PATH',
 };
 
 interface ValidationFailure {
@@ -39,7 +45,9 @@ export function toProblem(error: unknown): { problem: ProblemError; unexpected: 
     return { problem, unexpected: false };
   }
   const status = fastifyError.statusCode;
-  const type = status === undefined ? undefined : frameworkTypes[status];
+  const type =
+    (fastifyError.code === undefined ? undefined : frameworkCodes[fastifyError.code]) ??
+    (status === undefined ? undefined : frameworkTypes[status]);
   if (type) return { problem: commonErrors[type](), unexpected: false };
   if (status !== undefined && status >= 400 && status < 500 && status in statusCategories) {
     const problem = new ProblemError(
@@ -81,6 +89,22 @@ function translate(app: FastifyInstance, error: unknown): ProblemTranslation {
 
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
   return reply.code(problem.status).headers(problem.headers).send(problem.toBody());
+}
+
+/**
+ * Fastify's `frameworkErrors` option: what the router refuses before any route or hook runs (a path
+ * parameter over `maxParamLength`, bad percent-encoding) answered in the family body instead of
+ * Fastify's own. No hook runs for these, so the request id header is set here.
+ */
+export function answerFrameworkError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const { problem, unexpected } = toProblem(error);
+  if (unexpected) request.log.error({ err: error }, 'unexpected error');
+  else request.log.info({ req: request, res: { statusCode: problem.status } }, problem.message);
+  return sendProblem(reply.header('x-request-id', request.id), problem);
 }
 
 /** The one error handler and not-found handler of every service of the family. */

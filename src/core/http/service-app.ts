@@ -15,7 +15,7 @@ import type { Core, ServiceName } from '../core.ts';
 import { commonErrors, errorBodySchema } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
 import { registerDocs } from './docs.ts';
-import { installErrorHandling, sendProblem } from './error-handler.ts';
+import { answerFrameworkError, installErrorHandling, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiDefinition, registerOpenApi, serveOpenApiDocument } from './openapi.ts';
 
@@ -44,6 +44,12 @@ export interface ServiceDefinition {
 /** A request id from the caller is kept when it is a sane token; otherwise a new one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Longest path parameter, in characters as sent (percent-encoded): a 254-character e-mail (RFC 5321)
+ * fits even fully percent-encoded (762); a longer one is 414 in the family body. Fastify's default is 100.
+ */
+export const MAX_PARAM_LENGTH = 1024;
+
 /** Logs the path and the names of query parameters, never their values (they may carry tokens). */
 function logUrl(url: string): string {
   const [path, query] = url.split('?', 2);
@@ -70,6 +76,9 @@ export function serviceOptions(
   return {
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: core.config.BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (414 for a path parameter over the limit, 400 for bad encoding).
+    frameworkErrors: answerFrameworkError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentsService } from './agents/service.ts';
 import { assistantAuthService } from './assistant-auth/service.ts';
 import { clientApiService } from './client-api/service.ts';
@@ -21,6 +22,12 @@ export interface RunningService {
 export interface RunningFamily {
   services: RunningService[];
   url(name: ServiceName): string;
+  /**
+   * Waits until the services have kept answering for at least `minMs`, then until none has had a
+   * request in flight or a new connection for `quietMs` (at most `maxMs` in all): stopping to accept
+   * while clients still connect would reset the connections waiting in the listen backlog.
+   */
+  drain(options: { minMs: number; quietMs: number; maxMs: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +44,40 @@ export async function startFamily(core: Core, names: readonly ServiceName[]): Pr
       const found = running.find((service) => service.name === name);
       if (!found) throw new Error(`${name} is not running`);
       return found.url;
+    },
+    async drain({ minMs, quietMs, maxMs }) {
+      // Listeners only while draining: nothing is added to the request path before shutdown.
+      let lastActivity = Date.now();
+      const inFlight = new Set<ServerResponse>();
+      const onConnection = () => {
+        lastActivity = Date.now();
+      };
+      const onRequest = (_request: IncomingMessage, response: ServerResponse) => {
+        lastActivity = Date.now();
+        inFlight.add(response);
+        response.once('close', () => {
+          inFlight.delete(response);
+          lastActivity = Date.now();
+        });
+      };
+      for (const { app } of running) {
+        app.server.on('connection', onConnection);
+        app.server.on('request', onRequest);
+      }
+      const started = Date.now();
+      try {
+        for (;;) {
+          const now = Date.now();
+          if (now - started >= maxMs) break;
+          if (now - started >= minMs && inFlight.size === 0 && now - lastActivity >= quietMs) break;
+          await new Promise((wait) => setTimeout(wait, 10));
+        }
+      } finally {
+        for (const { app } of running) {
+          app.server.off('connection', onConnection);
+          app.server.off('request', onRequest);
+        }
+      }
     },
     async close() {
       // Reverse order: callers stop before what they call.

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyClasses } from '../core/api-keys/api-keys.ts';
 import { type Core, type ServiceName, serviceNames } from '../core/core.ts';
-import { seedDemo, startFamily } from '../family.ts';
+import { type RunningFamily, seedDemo, startFamily } from '../family.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 const demoFile = (core: Core) => join(core.config.SINTONIA_DATA_DIR, 'demo-credentials.json');
@@ -53,7 +53,7 @@ export const serveCommand: Command = {
       'sintonia is serving',
     );
     printWelcome(family.services, demo);
-    await untilStopped(core, family.close);
+    await untilStopped(core, family);
     return undefined;
   },
 };
@@ -75,8 +75,11 @@ function printWelcome(
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+/** After the drain period, the services stop accepting once no connection or request came for this long. */
+const DRAIN_QUIET_MS = 100;
+
 /** Waits for SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish and closes the store. */
-function untilStopped(core: Core, closeServices: () => Promise<void>): Promise<void> {
+function untilStopped(core: Core, family: RunningFamily): Promise<void> {
   return new Promise((resolve, reject) => {
     const stop = (signal: string) => {
       process.off('SIGTERM', stop);
@@ -88,8 +91,14 @@ function untilStopped(core: Core, closeServices: () => Promise<void>): Promise<v
       }, core.config.SHUTDOWN_TIMEOUT_MS);
       timer.unref();
       core.lifecycle.draining = true;
-      new Promise((wait) => setTimeout(wait, core.config.SHUTDOWN_DRAIN_MS))
-        .then(closeServices)
+      const { SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS } = core.config;
+      family
+        .drain({
+          minMs: SHUTDOWN_DRAIN_MS,
+          quietMs: DRAIN_QUIET_MS,
+          maxMs: Math.max(SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS / 2),
+        })
+        .then(() => family.close())
         .then(() => {
           clearTimeout(timer);
           core.logger.info('stopped');

@@ -62,7 +62,7 @@ export const configSchema = Type.Object({
     maximum: 600000,
     default: 500,
     description:
-      'On SIGTERM, how long the services keep answering (with Connection: close, /readyz 503) before they stop accepting.',
+      'On SIGTERM, how long the services keep answering at least (with Connection: close, /readyz 503); they stop accepting once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS).',
   }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,

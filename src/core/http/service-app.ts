@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
+  LogController,
   type RawServerDefault,
 } from 'fastify';
 import Type from 'typebox';
@@ -83,9 +84,11 @@ export function serviceOptions(
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'requestId',
-    // Fastify's own request logging writes two lines per request; buildServiceApp writes one instead.
-    disableRequestLogging: true,
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      // Fastify's own request logging writes two lines per request; buildServiceApp writes one instead.
+      disableRequestLogging: true,
+    }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: {

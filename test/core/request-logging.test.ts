@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
+import { createTestCore, type TestCore } from '../helpers/harness.ts';
+
+const probe: ServiceDefinition = {
+  name: 'agents',
+  metricsAccess: 'open',
+  async register(app) {
+    app.get('/hello', async (request) => {
+      request.log.info('inside the handler');
+      return { hello: 'world' };
+    });
+  },
+};
+
+describe('request logging options', () => {
+  let core: TestCore;
+  let app: App;
+  const logs: Array<Record<string, unknown>> = [];
+  const warnings: Array<{ name: string; code?: string; message: string }> = [];
+  const onWarning = (warning: Error & { code?: string }) => warnings.push(warning);
+  before(async () => {
+    process.on('warning', onWarning);
+    core = await createTestCore();
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    });
+    app = await buildServiceApp({ ...core, logger: pino({ level: 'info' }, sink) }, probe);
+    await app.ready();
+    // process.emitWarning reports on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+  after(async () => {
+    process.off('warning', onWarning);
+    await app.close();
+    await core.dispose();
+  });
+
+  it('building an app prints no Fastify deprecation warning (FSTDEP0xx)', () => {
+    const fastifyWarnings = warnings.filter((warning) => /^FST/.test(warning.code ?? ''));
+    assert.deepEqual(
+      fastifyWarnings.map((warning) => `${warning.code}: ${warning.message}`),
+      [],
+    );
+  });
+
+  it('every line of a request carries its id as requestId, and Fastify writes no request lines of its own', async () => {
+    const response = await app.inject({ method: 'GET', url: '/hello', headers: { 'x-request-id': 'log-1' } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['x-request-id'], 'log-1');
+    const lines = logs.filter((entry) => entry.requestId === 'log-1');
+    assert.ok(
+      lines.some((entry) => entry.msg === 'inside the handler'),
+      'the handler’s line',
+    );
+    assert.ok(
+      logs.every((entry) => !('reqId' in entry)),
+      'no reqId label',
+    );
+    assert.ok(
+      lines.every((entry) => entry.msg !== 'incoming request'),
+      'no Fastify "incoming request" line',
+    );
+    // One line at the end with the status (the app's own), not Fastify's pair.
+    const withStatus = lines.filter(
+      (entry) => (entry.res as { statusCode?: number } | undefined)?.statusCode,
+    );
+    assert.equal(withStatus.length, 1, JSON.stringify(lines));
+  });
+});

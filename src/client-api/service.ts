@@ -24,7 +24,8 @@ const DEMO = { accountNumber: 'demo-0001', email: 'demo@sintonia.test', password
 export const clientApiService: ServiceDefinition = {
   name: 'client-api',
   metricsAccess: 'open',
-  openapi: clientApiOpenApi({ CLIENT_API_BASE_PATH: process.env.CLIENT_API_BASE_PATH ?? '/api/v1' }),
+  // The document follows CLIENT_API_BASE_PATH of the parsed configuration.
+  openapi: clientApiOpenApi,
   async register(app, core) {
     const deps = createClientApiDeps(core);
     await app.register(

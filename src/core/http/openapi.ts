@@ -1,4 +1,5 @@
 import fastifySwagger, { type FastifyDynamicSwaggerOptions, type SwaggerOptions } from '@fastify/swagger';
+import type { Config } from '../config.ts';
 import type { App } from './service-app.ts';
 
 /**
@@ -14,6 +15,13 @@ export interface OpenApiDefinition {
   document: Record<string, unknown>;
   transform?: FastifyDynamicSwaggerOptions['transform'];
   transformObject?: FastifyDynamicSwaggerOptions['transformObject'];
+}
+
+/** A service's document, or how to make it from the parsed configuration (base path, addresses…). */
+export type OpenApiSource = OpenApiDefinition | ((config: Config) => OpenApiDefinition);
+
+export function resolveOpenApi(source: OpenApiSource, config: Config): OpenApiDefinition {
+  return typeof source === 'function' ? source(config) : source;
 }
 
 /** Registers the generator; must run before the service's routes are added. */

@@ -18,7 +18,7 @@ import { requireApiKey } from './api-key-guard.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, installErrorHandling, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
-import { type OpenApiDefinition, registerOpenApi, serveOpenApiDocument } from './openapi.ts';
+import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -32,8 +32,8 @@ export interface ServiceDefinition {
   name: ServiceName;
   /** Who may read /metrics: anyone who can reach the port, or any valid API key. */
   metricsAccess: 'open' | KeyClass[] | 'any';
-  /** The service's API document; generated from its routes' schemas. */
-  openapi?: OpenApiDefinition;
+  /** The service's API document (or a function of the configuration giving it); paths come from the routes' schemas. */
+  openapi?: OpenApiSource;
   /** Registers the service's routes and hooks on the app. */
   register(app: App, core: Core): Promise<void>;
   /** Runs once the app is closing (workers to stop, sockets to end). */
@@ -110,7 +110,8 @@ export function serviceOptions(
 export async function buildServiceApp(core: Core, service: ServiceDefinition): Promise<App> {
   const app = Fastify(serviceOptions(core, service.name)).withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(errorBodySchema);
-  if (service.openapi) await registerOpenApi(app, service.openapi);
+  const openapi = service.openapi && resolveOpenApi(service.openapi, core.config);
+  if (openapi) await registerOpenApi(app, openapi);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // While draining, clients are told not to reuse the connection, so none is cut off at close.
@@ -191,8 +192,8 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   );
 
   await service.register(app, core);
-  if (service.openapi) {
-    serveOpenApiDocument(app, service.openapi);
+  if (openapi) {
+    serveOpenApiDocument(app, openapi);
     await registerDocs(app, service.name);
   }
   return app;

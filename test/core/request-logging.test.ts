@@ -68,9 +68,38 @@ describe('request logging options', () => {
       'no Fastify "incoming request" line',
     );
     // One line at the end with the status (the app's own), not Fastify's pair.
-    const withStatus = lines.filter(
-      (entry) => (entry.res as { statusCode?: number } | undefined)?.statusCode,
-    );
+    const withStatus = lines.filter((entry) => entry.statusCode !== undefined);
     assert.equal(withStatus.length, 1, JSON.stringify(lines));
+    assert.deepEqual(
+      { ...withStatus[0], time: undefined, pid: undefined, hostname: undefined, responseTime: undefined },
+      {
+        level: 30,
+        time: undefined,
+        pid: undefined,
+        hostname: undefined,
+        service: 'agents',
+        requestId: 'log-1',
+        method: 'GET',
+        url: '/hello',
+        statusCode: 200,
+        responseTime: undefined,
+        msg: 'request completed',
+      },
+    );
+    assert.equal(typeof withStatus[0]?.responseTime, 'number');
+  });
+
+  it('the request line carries no credentials: no headers, query values masked', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/hello?token=s3cret-token&page=2',
+      headers: { 'x-request-id': 'log-2', authorization: 'Bearer s3cret-bearer', 'x-api-key': 's3cret-key' },
+    });
+    assert.equal(response.statusCode, 200);
+    const line = logs.find((entry) => entry.requestId === 'log-2' && entry.msg === 'request completed');
+    assert.equal(line?.url, '/hello?token=…&page=…');
+    const all = JSON.stringify(logs);
+    for (const secret of ['s3cret-token', 's3cret-bearer', 's3cret-key'])
+      assert.ok(!all.includes(secret), secret);
   });
 });

@@ -1,8 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
+export interface ServiceMetrics {
+  registry: Registry;
+  /** Records one finished request; called from the app's single onResponse hook. */
+  observe(request: FastifyRequest, reply: FastifyReply): void;
+}
+
 /** One registry per service: process metrics plus the request-duration histogram by route template. */
-export function installMetrics(app: FastifyInstance, service: string): Registry {
+export function installMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -13,16 +19,17 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    duration.observe(
-      {
-        route: request.routeOptions.url ?? 'unmatched',
-        method: request.method,
-        status_code: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1000,
-    );
-    done();
-  });
-  return registry;
+  return {
+    registry,
+    observe(request, reply) {
+      duration.observe(
+        {
+          route: request.routeOptions.url ?? 'unmatched',
+          method: request.method,
+          status_code: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+    },
+  };
 }

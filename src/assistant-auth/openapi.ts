@@ -23,6 +23,12 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
           description:
             'API key (`snt_<class>_…`). Internal routes take class runtime, gateway-published routes class gateway, public routes any valid key. Missing, unknown or revoked: 401; wrong class: 403.',
         },
+        directLineBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Direct Line 3.0 routes of the embedded channel: `Authorization: Bearer <token>` with a conversation token, or the channel secret (`sintonia directline-secret`) where a route takes it. Missing: 401; invalid, expired or another conversation’s token: 403.',
+        },
         callbackData: {
           type: 'apiKey',
           in: 'query',

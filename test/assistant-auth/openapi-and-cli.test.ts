@@ -23,7 +23,11 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     const document = response.json();
     assert.match(document.openapi, /^3\./);
     await SwaggerParser.validate(structuredClone(document));
-    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['apiKey', 'callbackData']);
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), [
+      'apiKey',
+      'callbackData',
+      'directLineBearer',
+    ]);
     const paths = document.paths as Record<string, Record<string, Operation>>;
     const op = (path: string, method = 'get') => paths[path]?.[method];
     const statuses = (path: string, method = 'get') => Object.keys(op(path, method)?.responses ?? {}).sort();

@@ -22,6 +22,7 @@ export async function registerCallbackRoutes(app: App, core: Core, users: UserSe
     '/users/assistantid/integrated',
     {
       schema: {
+        operationId: 'addIntegratedUser',
         summary: 'Gateway callback after it created an authentication session: adds the user record.',
         description: `201 with the new user, 200 when the identity already has a valid one. ${accessDescription('callback')}`,
         tags: ['callbacks'],
@@ -47,6 +48,7 @@ export async function registerCallbackRoutes(app: App, core: Core, users: UserSe
     '/users/assistantid/integrated/logout',
     {
       schema: {
+        operationId: 'removeIntegratedUser',
         summary: 'Gateway callback after it removed the authentication session: removes the user record.',
         description: `404 when the identity has no record. ${accessDescription('callback')}`,
         tags: ['callbacks'],

@@ -19,6 +19,7 @@ export async function registerChannelRoutes(
     {
       ...common,
       schema: {
+        operationId: 'getChannelToken',
         summary: 'A conversation-channel token and its lifetime.',
         description: `Direct Line 3.0 tokens/generate. ${accessDescription('public')}`,
         tags: ['conversation channel'],
@@ -37,6 +38,7 @@ export async function registerChannelRoutes(
     {
       ...common,
       schema: {
+        operationId: 'getChannelStreamToken',
         summary: 'A token bound to a new conversation, with its websocket stream URL.',
         description: `Direct Line 3.0 conversations. ${accessDescription('public')}`,
         tags: ['conversation channel'],

@@ -33,6 +33,8 @@ interface Parts {
 }
 
 const tags = ['conversation channel'];
+/** The document's bearer scheme of the Direct Line routes (assistant-auth/openapi.ts). */
+const security = [{ directLineBearer: [] }];
 const bearer =
   'Authorization: `Bearer <token>` (or the channel secret, `sintonia directline-secret`); missing 401, invalid, expired or another conversation’s token 403.';
 
@@ -56,9 +58,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'generateDirectLineToken',
         summary: 'Direct Line: a token for a new conversation.',
         description: `Bearer: the channel secret only. The token is bound to a new conversation id and to \`user.id\` (or a generated \`dl_…\` id). ${bearer}`,
         tags,
+        security,
         body: startBody,
         response: { 200: tokenAnswerSchema, ...errorResponses(400, 401, 403) },
       },
@@ -70,9 +74,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'refreshDirectLineToken',
         summary: 'Direct Line: a new token for the same conversation and user.',
         description: `Bearer: a valid, unexpired token. ${bearer}`,
         tags,
+        security,
         response: { 200: tokenAnswerSchema, ...errorResponses(401, 403) },
       },
     },
@@ -83,9 +89,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'startConversation',
         summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
         description: `With a token: its conversation. With the secret: a new one. The streamUrl replays the conversation from its start. ${bearer}`,
         tags,
+        security,
         body: startBody,
         response: {
           200: conversationAnswerSchema,
@@ -104,9 +112,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'reconnectToConversation',
         summary: 'Direct Line: reconnect — a fresh token and streamUrl.',
         description: `The streamUrl replays from \`watermark\`; without it, only what comes after this call. ${bearer}`,
         tags,
+        security,
         params: conversationParams,
         querystring: watermarkQuery,
         response: { 200: conversationAnswerSchema, ...errorResponses(400, 401, 403, 404) },
@@ -120,9 +130,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'postActivity',
         summary: 'Direct Line: send an activity; a message is answered by the assistant agent.',
         description: `\`from.id\` is always the token’s user. The answer (or the agent’s error, with the family error body in \`value\`) arrives as a bot activity. ${bearer}`,
         tags,
+        security,
         params: conversationParams,
         body: activityInput,
         response: { 200: resourceResponseSchema, ...errorResponses(400, 401, 403, 404, 413) },
@@ -135,9 +147,11 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     {
       onRequest,
       schema: {
+        operationId: 'getActivities',
         summary: 'Direct Line: activities after a watermark (polling clients).',
         description: `At most 100 per call; \`typing\` is only sent over the stream. ${bearer}`,
         tags,
+        security,
         params: conversationParams,
         querystring: watermarkQuery,
         response: { 200: activitySetSchema, ...errorResponses(400, 401, 403, 404) },

@@ -17,6 +17,7 @@ export async function registerMonitoringRoutes(app: App, core: Core): Promise<vo
     {
       onRequest: accessHooks(core, 'gateway'),
       schema: {
+        operationId: 'ping',
         summary: 'Server status check for the gateway.',
         description: accessDescription('gateway'),
         tags: ['monitoring'],
@@ -31,6 +32,7 @@ export async function registerMonitoringRoutes(app: App, core: Core): Promise<vo
     {
       onRequest: accessHooks(core, 'public'),
       schema: {
+        operationId: 'getConfiguration',
         summary: 'The cloud storage subdomain.',
         description: accessDescription('public'),
         tags: ['monitoring'],

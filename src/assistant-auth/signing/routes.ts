@@ -42,6 +42,7 @@ export async function registerSigningRoutes(app: App, core: Core, signer: Assist
     '/openid/issuer/.well-known/openid-configuration',
     {
       schema: {
+        operationId: 'getOpenIdConfiguration',
         summary: 'Where the assistant’s public keys are.',
         description: `OpenID discovery document of the assistant issuer. ${accessDescription('open')}`,
         tags: ['openid'],
@@ -65,6 +66,7 @@ export async function registerSigningRoutes(app: App, core: Core, signer: Assist
     '/openid/jwk',
     {
       schema: {
+        operationId: 'getJsonWebKeySet',
         summary: 'The public keys that verify what the assistant signs.',
         description: `JSON Web Key Set: current keys, keys announced by a rotation and superseded keys whose tokens may still be valid. ${accessDescription('open')}`,
         tags: ['openid'],

@@ -25,6 +25,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
     {
       onRequest: accessHooks(core, 'gateway'),
       schema: {
+        operationId: 'findOrCreateChannelUser',
         summary: 'The user of a channel identity: the existing one, or a new one.',
         description: `For channels with their own authentication: the channel sends its name and its user id in headers. 200 with the existing valid user, 201 with a new one. ${says('gateway')}`,
         tags,
@@ -52,6 +53,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
     {
       onRequest: accessHooks(core, 'internal'),
       schema: {
+        operationId: 'createExternalUser',
         summary: 'Creates a user whose assistantId comes from an external service’s authentication.',
         description: `201 when created (or an expired one renewed), 200 when it exists and is valid. ${says('internal')}`,
         tags,
@@ -76,6 +78,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
     {
       onRequest: accessHooks(core, 'gateway'),
       schema: {
+        operationId: 'getNewestChannelUser',
         summary: 'The newest valid assistantId of the caller’s channel for this assistantIdGlobal.',
         description: `The channel is named by the X-Channel header. ${says('gateway')}`,
         tags,
@@ -94,6 +97,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
     {
       onRequest: accessHooks(core, 'internal'),
       schema: {
+        operationId: 'getAssistantUser',
         summary: 'Reads and validates a logged-in user.',
         description: `404 USER_NOT_FOUND when unknown; 410 ASSISTANT_ID_EXPIRED when its assistantId has expired. ${says('internal')}`,
         tags,
@@ -110,6 +114,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
     {
       onRequest: accessHooks(core, 'internal-or-gateway'),
       schema: {
+        operationId: 'deleteAssistantUser',
         summary: 'Removes a logged-in user’s information.',
         description: `Used by the bot and by non-integrated channels. ${says('internal-or-gateway')}`,
         tags,
@@ -131,6 +136,7 @@ export async function registerUserRoutes(app: App, core: Core, users: UserServic
       logLevel: 'warn',
       onRequest: accessHooks(core, 'gateway'),
       schema: {
+        operationId: 'eraseUsersByPhoneNumber',
         summary: 'Data-protection erasure: removes every record of the person with this phone number.',
         description: `The phone number is E.164 (\`+\` URL-encoded as %2B or sent as is). Every assistantId of the person (all channels, tied by assistantIdGlobal) is removed; an audit line without personal data is kept. ${says('gateway')}`,
         tags,

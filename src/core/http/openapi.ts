@@ -24,10 +24,31 @@ export function resolveOpenApi(source: OpenApiSource, config: Config): OpenApiDe
   return typeof source === 'function' ? source(config) : source;
 }
 
+/** Operation ids of the GET routes the core adds to every service (buildServiceApp). */
+const coreOperationIds: Readonly<Record<string, string>> = {
+  '/healthz': 'getHealth',
+  '/readyz': 'getReadiness',
+  '/metrics': 'getMetrics',
+};
+
+type Transform = NonNullable<FastifyDynamicSwaggerOptions['transform']>;
+
+/** Gives the core's routes their operation ids, then hands every route to the service's own transform. */
+function withCoreOperationIds(transform: Transform | undefined): Transform {
+  return (input) => {
+    const operationId = input.route.method === 'GET' ? coreOperationIds[input.url] : undefined;
+    const named =
+      operationId && !input.schema?.operationId
+        ? { ...input, schema: { ...(input.schema ?? {}), operationId } }
+        : input;
+    return transform ? transform(named) : { schema: named.schema, url: named.url };
+  };
+}
+
 /** Registers the generator; must run before the service's routes are added. */
 export async function registerOpenApi(app: App, definition: OpenApiDefinition): Promise<void> {
   const base = {
-    transform: definition.transform,
+    transform: withCoreOperationIds(definition.transform),
     transformObject: definition.transformObject,
     refResolver: {
       buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, index: number) =>

@@ -1,38 +1,24 @@
-import type { OpenApiDefinition } from '../core/http/openapi.ts';
+import { apiKeyScheme, bearerScheme, openApi3Definition } from '../core/http/openapi.ts';
 
 /** The OpenAPI 3 document of the agents server; paths come from the routes' own schemas. */
-export const agentsOpenApi: OpenApiDefinition = {
-  format: 'openapi3',
-  documentPath: '/openapi.json',
-  document: {
-    openapi: '3.0.3',
-    info: {
-      title: 'Sintonia agents server',
-      version: '1.0.0',
-      description:
-        'Area C: agents registered by name, invoked with JSON or streamed with Server-Sent Events. Every error uses the family body `{ code, message, errors: [{ type, message }] }`: `code` is the category of the status, `errors[].type` the agent error code (AGENT_NOT_FOUND, AGENT_CONFIG_ERROR, AGENT_VALIDATION_ERROR, AGENT_EXECUTION_ERROR, AGENT_EXTERNAL_SERVICE_ERROR, AGENT_MODEL_ERROR, AGENT_RATE_LIMIT_ERROR, AGENT_ERROR) or the framework’s (VALIDATION_ERROR, RESPONSE_VALIDATION_ERROR, CREDENTIALS_MISSING, API_KEY_INVALID, TOKEN_INVALID, ACCESS_DENIED, SUBSYSTEM_ERROR…). 429 carries Retry-After.',
-    },
-    components: {
-      securitySchemes: {
-        apiKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-API-Key',
-          description:
-            'API key of class runtime or backoffice. Missing: 401; unknown or revoked: 401; other class: 403.',
-        },
-        assistantJwt: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description:
-            'A JWT signed by the assistant (ES256 or RS256, with kid), verified against assistant-auth’s /openid/jwk: iss the assistant issuer, aud `sintonia-agents`, exp required. Invalid: 401.',
-        },
-      },
-    },
-    tags: [
-      { name: 'agents', description: 'Agents and their turns.' },
-      { name: 'monitoring', description: 'Health, readiness and metrics.' },
-    ],
+export const agentsOpenApi = openApi3Definition({
+  info: {
+    title: 'Sintonia agents server',
+    version: '1.0.0',
+    description:
+      'Area C: agents registered by name, invoked with JSON or streamed with Server-Sent Events. Every error uses the family body `{ code, message, errors: [{ type, message }] }`: `code` is the category of the status, `errors[].type` the agent error code (AGENT_NOT_FOUND, AGENT_CONFIG_ERROR, AGENT_VALIDATION_ERROR, AGENT_EXECUTION_ERROR, AGENT_EXTERNAL_SERVICE_ERROR, AGENT_MODEL_ERROR, AGENT_RATE_LIMIT_ERROR, AGENT_ERROR) or the framework’s (VALIDATION_ERROR, RESPONSE_VALIDATION_ERROR, CREDENTIALS_MISSING, API_KEY_INVALID, TOKEN_INVALID, ACCESS_DENIED, SUBSYSTEM_ERROR…). 429 carries Retry-After.',
   },
-};
+  securitySchemes: {
+    apiKey: apiKeyScheme(
+      'API key of class runtime or backoffice. Missing: 401; unknown or revoked: 401; other class: 403.',
+    ),
+    assistantJwt: bearerScheme(
+      'A JWT signed by the assistant (ES256 or RS256, with kid), verified against assistant-auth’s /openid/jwk: iss the assistant issuer, aud `sintonia-agents`, exp required. Invalid: 401.',
+      'JWT',
+    ),
+  },
+  tags: [
+    { name: 'agents', description: 'Agents and their turns.' },
+    { name: 'monitoring', description: 'Health, readiness and metrics.' },
+  ],
+});

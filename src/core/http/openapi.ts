@@ -17,6 +17,44 @@ export interface OpenApiDefinition {
   transformObject?: FastifyDynamicSwaggerOptions['transformObject'];
 }
 
+/** An OpenAPI 3 security scheme (`components.securitySchemes` entry). */
+export type SecurityScheme =
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description: string }
+  | { type: 'http'; scheme: 'bearer' | 'basic'; bearerFormat?: string; description: string };
+
+/** The family's API key header, described for one service's key classes. */
+export function apiKeyScheme(description: string): SecurityScheme {
+  return { type: 'apiKey', in: 'header', name: 'X-API-Key', description };
+}
+
+/** An `Authorization: Bearer` scheme; `bearerFormat` names the token's format (e.g. JWT) when it has one. */
+export function bearerScheme(description: string, bearerFormat?: string): SecurityScheme {
+  return { type: 'http', scheme: 'bearer', ...(bearerFormat ? { bearerFormat } : {}), description };
+}
+
+/**
+ * An OpenAPI 3.0 document served at `/openapi.json` (assistant-auth, agents): each service gives its
+ * info, security schemes, tags and optional per-route transform; paths come from the routes' schemas.
+ */
+export function openApi3Definition(options: {
+  info: { title: string; version: string; description: string };
+  securitySchemes: Record<string, SecurityScheme>;
+  tags: Array<{ name: string; description: string }>;
+  transform?: OpenApiDefinition['transform'];
+}): OpenApiDefinition {
+  return {
+    format: 'openapi3',
+    documentPath: '/openapi.json',
+    document: {
+      openapi: '3.0.3',
+      info: options.info,
+      components: { securitySchemes: options.securitySchemes },
+      tags: options.tags,
+    },
+    ...(options.transform ? { transform: options.transform } : {}),
+  };
+}
+
 /** A service's document, or how to make it from the parsed configuration (base path, addresses…). */
 export type OpenApiSource = OpenApiDefinition | ((config: Config) => OpenApiDefinition);
 

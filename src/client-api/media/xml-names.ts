@@ -9,8 +9,13 @@ const NAME_START =
 /** Besides NAME_START: digits, '-', '.', middle dot, combining marks and tie characters. */
 const NAME_EXTRA = /[-.0-9\u00B7\u203F\u2040]/;
 const COMBINING = /^[\u0300-\u036F]$/;
+/**
+ * XML 1.0 (5th edition) allows some space characters in names (U+1680 OGHAM SPACE MARK, U+2000…U+200A
+ * are within its name ranges), but parsers split tag names at them: escaped like any other.
+ */
+const SPACE = /\s/u;
 const SIMPLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
-const ESCAPE_LIKE = /^_x[0-9A-Fa-f]{4,6}_/;
+const ESCAPE_LIKE = /^_x([0-9A-Fa-f]{4,6})?_/;
 const ESCAPED = /_x([0-9A-Fa-f]{4,6})_/g;
 
 const nameCache = new Map<string, string>();
@@ -25,7 +30,9 @@ function escapeName(key: string): string {
   let index = 0;
   for (const char of key) {
     const code = char.codePointAt(0) ?? 0;
-    const allowed = NAME_START.test(char) || (index > 0 && (NAME_EXTRA.test(char) || COMBINING.test(char)));
+    const allowed =
+      !SPACE.test(char) &&
+      (NAME_START.test(char) || (index > 0 && (NAME_EXTRA.test(char) || COMBINING.test(char))));
     const startsEscape = char === '_' && ESCAPE_LIKE.test(key.slice(index));
     out += allowed && !startsEscape && char !== ':' ? char : `_x${hex(code)}_`;
     index += char.length;

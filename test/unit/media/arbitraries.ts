@@ -60,15 +60,28 @@ const schemas = fc.letrec<{
     })),
   array: fc
     .tuple(tie('node'), fc.boolean(), fc.option(fc.constantFrom('Item', 'Entry'), { nil: undefined }))
-    // Named items only in wrapped lists: two unwrapped lists of the same item name would interleave.
+    // Named items only in wrapped lists: two unwrapped lists of the same item name (or of objects of
+    // the same type name) would interleave, so unwrapped items are named after their property.
     .map(([items, wrapped, itemName]) => ({
       type: 'array',
-      items: itemName === undefined || !wrapped ? items : { ...items, xml: { name: itemName } },
+      items: !wrapped
+        ? unnamed(items)
+        : itemName === undefined
+          ? items
+          : { ...items, xml: { name: itemName } },
       xml: { wrapped },
     })),
 }));
 
 export const schema: fc.Arbitrary<JsonSchema> = schemas.node;
+
+/** The schema without a type name of its own (for itself, or the object inside a nullable). */
+function unnamed(shape: JsonSchema): JsonSchema {
+  if (shape.anyOf) return { ...shape, anyOf: shape.anyOf.map(unnamed) };
+  if (shape.xml?.name === undefined) return shape;
+  const { xml: _xml, ...rest } = shape;
+  return rest;
+}
 
 /** A value that conforms to the schema. */
 export function valueFor(shape: JsonSchema): fc.Arbitrary<unknown> {

@@ -101,6 +101,24 @@ describe('XML codec', () => {
     assert.equal(encodeName('a b'), 'a_x0020_b');
   });
 
+  it('escapes the space characters XML allows in names but parsers split at, and a literal `_x_`', () => {
+    // Found by the round-trip property: U+1680 and U+2003 are in XML 1.0's name ranges.
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        'a\u1680': { type: 'integer' },
+        '\u2003b': { type: 'boolean' },
+        _x_: { type: 'string' },
+        '': { type: 'string' },
+      },
+    };
+    const value = { 'a\u1680': 1, '\u2003b': true, _x_: 'literal', '': 'empty' };
+    const xml = encodeXml(schema, value, noRefs);
+    assert.ok(!/\s/u.test(xml.replace(/^<\?xml[^>]*\?>/, '')), xml);
+    assert.deepStrictEqual(read(xml, schema), value);
+    assert.equal(encodeName('_x_'), '_x005F_x_');
+  });
+
   it('reads what an independent writer (xml2js Builder) produces, typing scalars through the schema', () => {
     const xml = new Builder({ rootName: 'DeviceBase' }).buildObject({
       name: 'Kitchen & co',

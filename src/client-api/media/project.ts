@@ -1,4 +1,4 @@
-import { deref, type JsonSchema, mainType, type SchemaResolver } from './schema.ts';
+import { deref, type JsonSchema, mainType, type SchemaResolver, typeMatches } from './schema.ts';
 
 /**
  * Applies a response schema to the data the way Fastify's JSON serialiser (fast-json-stringify) does:
@@ -45,23 +45,6 @@ export function plainJson(input: unknown): unknown {
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   return value;
-}
-
-function typeOfValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
-function typeMatches(schema: JsonSchema, value: unknown): boolean {
-  if (schema.const !== undefined) return schema.const === value;
-  if (schema.enum !== undefined) return schema.enum.includes(value);
-  const declared = schema.type;
-  if (declared === undefined) return true;
-  const actual = typeOfValue(value);
-  const types = Array.isArray(declared) ? declared : [declared];
-  return types.some((type) => type === actual || (type === 'number' && actual === 'integer'));
 }
 
 function extraSchema(schema: JsonSchema): JsonSchema | false {

@@ -43,7 +43,8 @@ function typeOfValue(value: unknown): string {
   return typeof value;
 }
 
-function typeMatches(schema: JsonSchema, value: unknown): boolean {
+/** Whether a value is of a type (or const/enum member) the schema allows; integers are numbers too. */
+export function typeMatches(schema: JsonSchema, value: unknown): boolean {
   if (schema.const !== undefined) return schema.const === value;
   if (schema.enum !== undefined) return schema.enum.includes(value);
   const declared = schema.type;

@@ -13,6 +13,7 @@ const probe: ServiceDefinition = {
       request.log.info('inside the handler');
       return { hello: 'world' };
     });
+    app.get('/items/:id', async (request) => request.params);
   },
 };
 
@@ -101,5 +102,24 @@ describe('request logging options', () => {
     const all = JSON.stringify(logs);
     for (const secret of ['s3cret-token', 's3cret-bearer', 's3cret-key'])
       assert.ok(!all.includes(secret), secret);
+  });
+
+  it('a path the router refuses itself (414) still gets its one request line and its histogram sample', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/items/${'x'.repeat(5000)}`,
+      headers: { 'x-request-id': 'log-414' },
+    });
+    assert.equal(response.statusCode, 414);
+    assert.equal(response.headers['x-request-id'], 'log-414');
+    assert.equal(response.json().errors[0].type, 'PATH_TOO_LONG');
+    const lines = logs.filter((entry) => entry.requestId === 'log-414' && entry.msg === 'request completed');
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.equal(lines[0]?.statusCode, 414);
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(
+      metrics.body,
+      /http_request_duration_seconds_count\{[^}]*route="unmatched"[^}]*status_code="414"[^}]*\} 1/,
+    );
   });
 });

@@ -103,7 +103,6 @@ export function answerFrameworkError(
 ): FastifyReply {
   const { problem, unexpected } = toProblem(error);
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
-  else request.log.info({ req: request, res: { statusCode: problem.status } }, problem.message);
   return sendProblem(reply.header('x-request-id', request.id), problem);
 }
 

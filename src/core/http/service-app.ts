@@ -7,6 +7,8 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   LogController,
   type RawServerDefault,
 } from 'fastify';
@@ -79,7 +81,8 @@ export function serviceOptions(
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: core.config.BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // The router's own refusals (414 for a path parameter over the limit, 400 for bad encoding).
+    // The router's own refusals (414 for a path parameter over the limit, 400 for bad encoding); the
+    // apps of buildServiceApp also record them like any other request.
     frameworkErrors: answerFrameworkError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -109,7 +112,15 @@ export function serviceOptions(
 
 /** Builds one service: the same function serves production and the tests, so the two never drift. */
 export async function buildServiceApp(core: Core, service: ServiceDefinition): Promise<App> {
-  const app = Fastify(serviceOptions(core, service.name)).withTypeProvider<TypeBoxTypeProvider>();
+  // The router's own refusals run no hook: they are recorded (log line, histogram) where they are answered.
+  let record: (request: FastifyRequest, reply: FastifyReply) => void = () => {};
+  const app = Fastify({
+    ...serviceOptions(core, service.name),
+    frameworkErrors: (error, request, reply) => {
+      answerFrameworkError(error, request, reply);
+      record(request, reply);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(errorBodySchema);
   const openapi = service.openapi && resolveOpenApi(service.openapi, core.config);
   if (openapi) await registerOpenApi(app, openapi);
@@ -126,7 +137,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   // logger without redaction: the redaction walk cost ~5 µs per line (bench/, issue 9). A route's own
   // logLevel still silences it.
   const accessLog = app.log.child({}, { redact: [] as string[] });
-  app.addHook('onResponse', (request, reply, done) => {
+  record = (request, reply) => {
     metrics.observe(request, reply);
     if ((request.log as Logger).isLevelEnabled('info')) {
       accessLog.info(
@@ -140,6 +151,9 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
         'request completed',
       );
     }
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    record(request, reply);
     done();
   });
   let closing = false;

@@ -39,7 +39,15 @@ export const configSchema = Type.Object({
     }),
   ),
   LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
     { default: 'info', description: 'pino log level.' },
   ),
   SINTONIA_MASTER_KEY: optionalKey(

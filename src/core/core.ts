@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { type ApiKeyStore, createApiKeyStore } from './api-keys/api-keys.ts';
 import type { Config } from './config.ts';
@@ -55,14 +56,21 @@ const redactedPaths = [
   '*.token',
 ];
 
-/** JSON logs on stdout, or on stderr for admin commands whose stdout is their one JSON answer. */
+/**
+ * JSON logs on stdout, or on stderr for admin commands whose stdout is their one JSON answer; the tests
+ * pass a stream of their own to read what the services log.
+ */
 export function createLogger(
   config: Pick<Config, 'LOG_LEVEL'>,
-  stream: 'stdout' | 'stderr' = 'stdout',
+  stream: 'stdout' | 'stderr' | Writable = 'stdout',
 ): Logger {
+  const destination =
+    typeof stream === 'string'
+      ? pino.destination({ fd: stream === 'stdout' ? 1 : 2, sync: stream === 'stderr' })
+      : stream;
   return pino(
     { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
-    pino.destination({ fd: stream === 'stdout' ? 1 : 2, sync: stream === 'stderr' }),
+    destination,
   );
 }
 

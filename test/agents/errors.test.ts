@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import Type from 'typebox';
 import { agentErrorManagers } from '../../src/agents/error-managers.ts';
 import {
@@ -17,7 +15,7 @@ import {
 import { errorResponses } from '../../src/core/errors.ts';
 import { addErrorManagers } from '../../src/core/http/error-handler.ts';
 import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { capturingLogger, createTestCore, type TestCore } from '../helpers/harness.ts';
 
 const raisers: Record<string, () => Error> = {
   base: () => new AgentBaseException(),
@@ -73,17 +71,13 @@ const probe: ServiceDefinition = {
 describe('agents error contract over HTTP', () => {
   let core: TestCore;
   let app: App;
-  const logs: Array<Record<string, unknown>> = [];
+  let logs: Array<Record<string, unknown>> = [];
   before(async () => {
     core = await createTestCore();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    });
     // The same core with a logger the test can read.
-    app = await buildServiceApp({ ...core, logger: pino({ level: 'info' }, sink) }, probe);
+    const captured = capturingLogger();
+    logs = captured.lines;
+    app = await buildServiceApp({ ...core, logger: captured.logger }, probe);
     await app.ready();
   });
   after(async () => {

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { capturingLogger, createTestCore, type TestCore } from '../helpers/harness.ts';
 
 const probe: ServiceDefinition = {
   name: 'agents',
@@ -20,19 +18,15 @@ const probe: ServiceDefinition = {
 describe('request logging options', () => {
   let core: TestCore;
   let app: App;
-  const logs: Array<Record<string, unknown>> = [];
+  let logs: Array<Record<string, unknown>> = [];
   const warnings: Array<{ name: string; code?: string; message: string }> = [];
   const onWarning = (warning: Error & { code?: string }) => warnings.push(warning);
   before(async () => {
     process.on('warning', onWarning);
     core = await createTestCore();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    });
-    app = await buildServiceApp({ ...core, logger: pino({ level: 'info' }, sink) }, probe);
+    const captured = capturingLogger();
+    logs = captured.lines;
+    app = await buildServiceApp({ ...core, logger: captured.logger }, probe);
     await app.ready();
     // process.emitWarning reports on the next tick.
     await new Promise((resolve) => setImmediate(resolve));

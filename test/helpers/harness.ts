@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { loadConfig } from '../../src/core/config.ts';
-import { type Core, openCore, type ServiceName } from '../../src/core/core.ts';
+import { type Core, createLogger, openCore, type ServiceName } from '../../src/core/core.ts';
 import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
 import { type RunningFamily, services, startFamily } from '../../src/family.ts';
 
@@ -99,4 +100,19 @@ export async function startTestFamily(
       await core.dispose();
     },
   };
+}
+
+/**
+ * The production logger (same redaction) at info level, writing into memory: `lines` holds every line
+ * parsed, in order, for tests of what the services log.
+ */
+export function capturingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ LOG_LEVEL: 'info' }, sink) };
 }

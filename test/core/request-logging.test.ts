@@ -12,6 +12,11 @@ const probe: ServiceDefinition = {
       return { hello: 'world' };
     });
     app.get('/items/:id', async (request) => request.params);
+    app.get('/quiet', { logLevel: 'warn' }, async (request) => {
+      request.log.info('below the route level');
+      request.log.warn('at the route level');
+      return { quiet: true };
+    });
   },
 };
 
@@ -82,6 +87,28 @@ describe('request logging options', () => {
       },
     );
     assert.equal(typeof withStatus[0]?.responseTime, 'number');
+  });
+
+  it("a route's logLevel holds for its request logger and silences its request line", async () => {
+    const response = await app.inject({ method: 'GET', url: '/quiet', headers: { 'x-request-id': 'log-q' } });
+    assert.equal(response.statusCode, 200);
+    const lines = logs.filter((entry) => entry.requestId === 'log-q');
+    assert.deepEqual(
+      lines.map((entry) => [entry.level, entry.msg]),
+      [[40, 'at the route level']],
+    );
+  });
+
+  it('a request without a usable id gets a new UUID-shaped one, different every time', async () => {
+    const ids = new Set<string>();
+    for (let index = 0; index < 20; index++) {
+      const response = await app.inject({ method: 'GET', url: '/hello' });
+      const id = String(response.headers['x-request-id']);
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      ids.add(id);
+      assert.ok(logs.some((entry) => entry.requestId === id && entry.msg === 'inside the handler'));
+    }
+    assert.equal(ids.size, 20);
   });
 
   it('the request line carries no credentials: no headers, query values masked', async () => {

@@ -1,3 +1,4 @@
+import type { ChangeSignal } from '../../core/db/change-signal.ts';
 import type { Database } from '../../core/db/database.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
@@ -8,6 +9,9 @@ export interface SessionState {
   closed_at: number | null;
   last_used_at: number;
 }
+
+/** Most session states remembered per process (about 100 bytes each). */
+const REMEMBERED_STATES = 50_000;
 
 export interface SessionFilter {
   accountNumber: string;
@@ -24,6 +28,45 @@ export function createSessionRepository(database: Database) {
     'select closed_at, last_used_at from sessions where id = ?',
   );
 
+  // Session states as last read, each with the `sessions` change signal's value from before that read.
+  // Every close changes the signal after its commit, in whichever process it runs, so an entry whose
+  // value is still current cannot hide a close. No signal (PostgreSQL): nothing is remembered.
+  const signal = database.changeSignal('sessions');
+  const remembered = new Map<string, SessionState & { signal: number }>();
+
+  async function readState(id: string): Promise<SessionState | undefined> {
+    if (selectState && sqlite && !sqlite.inTransaction) return selectState.get(id);
+    return db
+      .selectFrom('sessions')
+      .select(['closed_at', 'last_used_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  // The signal is read in the check phase (setImmediate), once for every state asked for in the same turn
+  // of the event loop: the poll phase has received all those requests by then, so the value read is never
+  // older than any request it serves, and under load one 8-byte read serves many requests.
+  let waiting: Array<{ resolve(value: number): void; reject(error: unknown): void }> = [];
+  const readSignal = (current: ChangeSignal) => {
+    const batch = waiting;
+    waiting = [];
+    try {
+      const value = current.current();
+      for (const waiter of batch) waiter.resolve(value);
+    } catch (error) {
+      for (const waiter of batch) waiter.reject(error);
+    }
+  };
+  const signalThisTurn = (current: ChangeSignal) =>
+    new Promise<number>((resolve, reject) => {
+      if (waiting.push({ resolve, reject }) === 1) setImmediate(readSignal, current);
+    });
+
+  const closed = (count: bigint | number) => {
+    if (Number(count) > 0) signal?.change();
+    return Number(count);
+  };
+
   return {
     async insert(row: SessionRow): Promise<void> {
       await db.insertInto('sessions').values(row).execute();
@@ -33,17 +76,34 @@ export function createSessionRepository(database: Database) {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async state(id: string): Promise<SessionState | undefined> {
-      if (selectState && sqlite && !sqlite.inTransaction) return selectState.get(id);
-      return db
-        .selectFrom('sessions')
-        .select(['closed_at', 'last_used_at'])
-        .where('id', '=', id)
-        .executeTakeFirst();
+    /**
+     * The session's state as of the last close anywhere: on SQLite, remembered in this process while the
+     * store's `sessions` change signal holds still (an 8-byte read per event-loop turn instead of a
+     * statement per request); read afresh otherwise, or when `fresh` (another process may have touched it).
+     */
+    async state(id: string, fresh = false): Promise<SessionState | undefined> {
+      if (signal === undefined) return readState(id);
+      const current = await signalThisTurn(signal);
+      const hit = fresh ? undefined : remembered.get(id);
+      if (hit !== undefined && hit.signal === current) return hit;
+      const state = await readState(id);
+      if (state === undefined) {
+        remembered.delete(id);
+        return undefined;
+      }
+      if (hit === undefined && remembered.size >= REMEMBERED_STATES) {
+        const oldest = remembered.keys().next();
+        if (!oldest.done) remembered.delete(oldest.value);
+      }
+      const entry = { closed_at: state.closed_at, last_used_at: state.last_used_at, signal: current };
+      remembered.set(id, entry);
+      return entry;
     },
 
     async touch(id: string, at: number): Promise<void> {
       await db.updateTable('sessions').set({ last_used_at: at }).where('id', '=', id).execute();
+      const entry = remembered.get(id);
+      if (entry !== undefined && entry.last_used_at < at) entry.last_used_at = at;
     },
 
     /**
@@ -68,7 +128,7 @@ export function createSessionRepository(database: Database) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Closes the open sessions that match; answers how many were closed. */
+    /** Closes the open sessions that match; answers how many were closed. Every process sees it at once. */
     async close(filter: SessionFilter, at: number): Promise<number> {
       const result = await db
         .updateTable('sessions')
@@ -80,16 +140,17 @@ export function createSessionRepository(database: Database) {
           query.where('qsp_version', '=', filter.qspVersion ?? ''),
         )
         .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+      return closed(result.numUpdatedRows);
     },
 
     async closeById(id: string, at: number): Promise<void> {
-      await db
+      const result = await db
         .updateTable('sessions')
         .set({ closed_at: at })
         .where('id', '=', id)
         .where('closed_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      closed(result.numUpdatedRows);
     },
   };
 }

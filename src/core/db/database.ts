@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
 import type { CoreTables } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -16,6 +17,11 @@ export interface Database {
   readonly location: string;
   /** The raw SQLite connection, for the few hot paths that use prepared statements directly. */
   readonly sqlite?: SQLite.Database;
+  /**
+   * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
+   * undefined on PostgreSQL, where servers on other hosts could not see it: callers then read the rows.
+   */
+  changeSignal(name: string): ChangeSignal | undefined;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -41,13 +47,25 @@ function openSqlite(dataDir: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   const db = new Kysely<CoreTables>({ dialect: new SqliteDialect({ database: connection }) });
+  const signals = new Map<string, OpenChangeSignal>();
   return {
     db,
     dialect: 'sqlite',
     location: file,
     sqlite: connection,
+    changeSignal(name) {
+      let signal = signals.get(name);
+      if (signal === undefined) {
+        signal = openChangeSignal(`${file}-${name}.signal`);
+        signals.set(name, signal);
+      }
+      return signal;
+    },
     ping: () => ping(db),
-    close: () => db.destroy(),
+    close: async () => {
+      for (const signal of signals.values()) signal.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -61,6 +79,7 @@ function openPostgres(url: string): Database {
     db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    changeSignal: () => undefined,
     ping: () => ping(db),
     close: () => db.destroy(),
   };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -22,6 +21,7 @@ import { registerDocs } from './docs.ts';
 import { answerFrameworkError, installErrorHandling, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
+import { lazyRequestLogger, requestIdSource } from './request-logger.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -66,6 +66,7 @@ export function serviceOptions(
   core: Core,
   service: ServiceName,
 ): FastifyHttpOptions<RawServerDefault, FastifyBaseLogger> {
+  const newRequestId = requestIdSource();
   const logger = core.logger.child(
     { service },
     {
@@ -86,8 +87,9 @@ export function serviceOptions(
     frameworkErrors: answerFrameworkError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
+    childLoggerFactory: lazyRequestLogger,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
       // Fastify's own request logging writes two lines per request; buildServiceApp writes one instead.

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
+
+/**
+ * `request.log`, made on first use. Fastify makes a pino child per request (1–2 µs: bindings, serializers
+ * and redaction set up again) although most requests never log through it: the one request line carries
+ * the request id itself (service-app.ts). This stands in for the child, answers level questions from the
+ * parent (or the route's `logLevel`) and makes the real child the first time something is logged.
+ */
+class LazyRequestLogger {
+  #made: Logger | undefined;
+  readonly #parent: Logger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
+
+  constructor(parent: Logger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  get #logger(): Logger {
+    this.#made ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#made;
+  }
+
+  get level(): string {
+    return this.#made?.level ?? this.#options.level ?? this.#parent.level;
+  }
+
+  set level(level: string) {
+    this.#logger.level = level;
+  }
+
+  isLevelEnabled(level: Level | string): boolean {
+    if (this.#made !== undefined) return this.#made.isLevelEnabled(level);
+    const own = this.#options.level;
+    if (own === undefined) return this.#parent.isLevelEnabled(level);
+    const values = this.#parent.levels.values;
+    const wanted = values[level];
+    const threshold = values[own];
+    return wanted !== undefined && threshold !== undefined && wanted >= threshold;
+  }
+
+  bindings(): Bindings {
+    return { ...this.#parent.bindings(), ...this.#bindings };
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
+    return this.#logger.child(bindings, options);
+  }
+
+  fatal(...args: Parameters<Logger['fatal']>): void {
+    this.#logger.fatal(...args);
+  }
+  error(...args: Parameters<Logger['error']>): void {
+    this.#logger.error(...args);
+  }
+  warn(...args: Parameters<Logger['warn']>): void {
+    this.#logger.warn(...args);
+  }
+  info(...args: Parameters<Logger['info']>): void {
+    this.#logger.info(...args);
+  }
+  debug(...args: Parameters<Logger['debug']>): void {
+    this.#logger.debug(...args);
+  }
+  trace(...args: Parameters<Logger['trace']>): void {
+    this.#logger.trace(...args);
+  }
+  silent(): void {}
+}
+
+/** Fastify's `childLoggerFactory`: see LazyRequestLogger. */
+export function lazyRequestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new LazyRequestLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+/**
+ * Request ids for requests that bring none: UUID-shaped, a random per-process prefix and a counter, so
+ * they are unique across processes and restarts without drawing entropy per request (randomUUID refills
+ * its pool through a getrandom call every 128 ids).
+ */
+export function requestIdSource(): () => string {
+  const hex = randomBytes(10).toString('hex');
+  const prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-`;
+  let counter = 0;
+  return () => {
+    counter = counter === 0xffffffffffff ? 1 : counter + 1;
+    return prefix + counter.toString(16).padStart(12, '0');
+  };
+}

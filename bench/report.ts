@@ -14,10 +14,52 @@ export interface PathResult extends LoadResult {
   ratioToBare?: number;
   /** For a non-JSON format: requests/s over the same route in JSON in the same run. */
   ratioToJson?: number;
+  /** Requests/s of this path in every round, in round order; the other figures are the median round's. */
+  roundsRequestsPerSecond?: number[];
+  /** The ratios of every round, in round order; ratioToBare and ratioToJson are their medians. */
+  roundsRatioToBare?: number[];
+  roundsRatioToJson?: number[];
 }
 
 export interface CodecRow {
   [column: string]: string | number;
+}
+
+/**
+ * Each path's median round (by requests/s; the lower middle for an even count), carrying every round's
+ * requests/s and the failures of all rounds; its ratios are the medians of the ratios of each round
+ * (run `addRatios` on every round first). Paths keep the order of the first round.
+ */
+function middle(values: number[]): number | undefined {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+export function medianRounds(rounds: PathResult[][]): PathResult[] {
+  const first = rounds[0] ?? [];
+  return first.map((path) => {
+    const same = rounds
+      .map((round) => round.find((r) => r.target === path.target && r.name === path.name))
+      .filter((r): r is PathResult => r !== undefined);
+    const sorted = [...same].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? path;
+    const sum = (field: 'non2xx' | 'errors' | 'timeouts') => same.reduce((total, r) => total + r[field], 0);
+    const ratios = (field: 'ratioToBare' | 'ratioToJson') =>
+      same.map((r) => r[field]).filter((ratio): ratio is number => ratio !== undefined);
+    return {
+      ...median,
+      // Ratios are taken within each round (paths measured minutes apart), then their median.
+      ratioToBare: middle(ratios('ratioToBare')),
+      ratioToJson: middle(ratios('ratioToJson')),
+      ...(ratios('ratioToBare').length > 0 ? { roundsRatioToBare: ratios('ratioToBare') } : {}),
+      ...(ratios('ratioToJson').length > 0 ? { roundsRatioToJson: ratios('ratioToJson') } : {}),
+      // A failure in any round shows, not only in the median one.
+      non2xx: sum('non2xx'),
+      errors: sum('errors'),
+      timeouts: sum('timeouts'),
+      roundsRequestsPerSecond: same.map((r) => Math.round(r.requestsPerSecond)),
+    };
+  });
 }
 
 export function addRatios(results: PathResult[]): void {
@@ -51,6 +93,7 @@ export function formatTable(results: PathResult[]): string {
     'CPU µs/req',
     'non-2xx',
     'errors',
+    'rounds req/s',
   ];
   const rows = results.map((r) => [
     `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`,
@@ -62,6 +105,7 @@ export function formatTable(results: PathResult[]): string {
     r.serverCpuUsPerRequest === undefined ? '' : r.serverCpuUsPerRequest.toString(),
     r.non2xx.toString(),
     (r.errors + r.timeouts).toString(),
+    (r.roundsRequestsPerSecond ?? []).length > 1 ? (r.roundsRequestsPerSecond ?? []).join(' ') : '',
   ]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),

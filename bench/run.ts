@@ -1,9 +1,12 @@
 /**
- * `npm run bench [-- --quick] [--duration S] [--warmup S] [--connections N] [--only a,b] [--out FILE]`
+ * `npm run bench [-- --quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--only a,b]
+ * [--out FILE]`
  *
  * Generates the data set, then runs the bare baseline and the real client-api, each alone in its own
  * process in turn, loads every hot path with autocannon (its own process, 127.0.0.1 only, bounded in
- * time) and prints one table; the same figures are written as JSON under bench/results/.
+ * time) and prints one table; the same figures are written as JSON under bench/results/. A full run
+ * does this in 3 rounds (bare, client-api, bare, client-api…) and reports each path's median round: on a
+ * shared 2-core machine one 10 s measure moves by ±30% from one minute to the next.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +16,14 @@ import { parseArgs } from 'node:util';
 import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
 import { freePort, root, runLoadProcess, startServer } from './process.ts';
-import { addRatios, type CodecRow, formatCodecTable, formatTable, type PathResult } from './report.ts';
+import {
+  addRatios,
+  type CodecRow,
+  formatCodecTable,
+  formatTable,
+  medianRounds,
+  type PathResult,
+} from './report.ts';
 import { bareTarget, type PathPlan, type Target } from './targets.ts';
 
 const { values } = parseArgs({
@@ -24,6 +34,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     out: { type: 'string' },
+    rounds: { type: 'string' },
     targets: { type: 'string', default: 'bare,sintonia' },
     'skip-codecs': { type: 'boolean', default: false },
   },
@@ -35,6 +46,7 @@ const warmupSeconds = Number(values.warmup ?? (quick ? 0 : 3));
 const connections = Number(values.connections);
 const only = values.only?.split(',').map((part) => part.trim().toLowerCase());
 const requestCount = quick ? 500 : 20_000;
+const roundCount = Number(values.rounds ?? (quick ? 1 : 3));
 
 async function loadTargets(): Promise<Target[]> {
   const wanted = (values.targets ?? '').split(',');
@@ -44,10 +56,17 @@ async function loadTargets(): Promise<Target[]> {
   return targets;
 }
 
-async function benchTarget(target: Target, dataset: Dataset, dir: string): Promise<PathResult[]> {
-  const started = Date.now();
-  await target.seed(dataset, dir);
-  process.stderr.write(`[bench] ${target.name}: store seeded in ${Date.now() - started} ms\n`);
+async function benchTarget(
+  target: Target,
+  dataset: Dataset,
+  dir: string,
+  round: number,
+): Promise<PathResult[]> {
+  if (round === 1) {
+    const started = Date.now();
+    await target.seed(dataset, dir);
+    process.stderr.write(`[bench] ${target.name}: store seeded in ${Date.now() - started} ms\n`);
+  }
   const port = await freePort();
   const spec = target.server(dir, port);
   const server = await startServer({ ...spec, port });
@@ -68,7 +87,7 @@ async function benchTarget(target: Target, dataset: Dataset, dir: string): Promi
       const planFile = join(dir, 'plan.json');
       writeFileSync(planFile, JSON.stringify(plan));
       process.stderr.write(
-        `[bench] ${target.name}: ${path.name} (${warmupSeconds}s warm-up, ${durationSeconds}s)\n`,
+        `[bench] round ${round}/${roundCount} ${target.name}: ${path.name} (${warmupSeconds}s warm-up, ${durationSeconds}s)\n`,
       );
       const cpuBefore = server.cpuMs();
       const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
@@ -140,9 +159,15 @@ function gitCommit(): string {
 const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
 try {
   const dataset = generateDataset(quick ? quickSize : fullSize);
-  const results: PathResult[] = [];
-  for (const target of await loadTargets()) results.push(...(await benchTarget(target, dataset, dir)));
-  addRatios(results);
+  const targets = await loadTargets();
+  const rounds: PathResult[][] = [];
+  for (let round = 1; round <= roundCount; round++) {
+    const results: PathResult[] = [];
+    for (const target of targets) results.push(...(await benchTarget(target, dataset, dir, round)));
+    addRatios(results);
+    rounds.push(results);
+  }
+  const results = medianRounds(rounds);
   const codecs = values['skip-codecs'] ? undefined : await codecRows();
 
   const cpu = cpus();
@@ -150,7 +175,14 @@ try {
     date: new Date().toISOString(),
     commit: gitCommit(),
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
-    settings: { quick, connections, warmupSeconds, durationSeconds, requestsPerPlan: requestCount },
+    settings: {
+      quick,
+      rounds: roundCount,
+      connections,
+      warmupSeconds,
+      durationSeconds,
+      requestsPerPlan: requestCount,
+    },
     dataset: {
       users: dataset.users.length,
       devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),

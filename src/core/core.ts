@@ -57,6 +57,33 @@ const redactedPaths = [
 ];
 
 /**
+ * Standard output, written synchronously once per turn of the event loop: the lines a turn logs are
+ * gathered (up to 16 KiB) and written in one call in the check phase, so a line is out before the
+ * process waits for anything again. Asynchronous writes (sonic-boom's default) went through libuv's
+ * thread pool, and each completion woke the event loop for one more short turn: under load that cost
+ * ~40% of the throughput of a bookmark read (issue 9; docs/decisions.md, Benchmark). pino flushes
+ * what is left when the process exits.
+ */
+function turnBatchedStdout() {
+  const destination = pino.destination({ fd: 1, sync: true, minLength: 16 * 1024 - 1 });
+  const write = destination.write.bind(destination);
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    destination.flush();
+  };
+  destination.write = (line: string) => {
+    const accepted = write(line);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+    return accepted;
+  };
+  return destination;
+}
+
+/**
  * JSON logs on stdout, or on stderr for admin commands whose stdout is their one JSON answer; the tests
  * pass a stream of their own to read what the services log.
  */
@@ -65,9 +92,11 @@ export function createLogger(
   stream: 'stdout' | 'stderr' | Writable = 'stdout',
 ): Logger {
   const destination =
-    typeof stream === 'string'
-      ? pino.destination({ fd: stream === 'stdout' ? 1 : 2, sync: stream === 'stderr' })
-      : stream;
+    stream === 'stdout'
+      ? turnBatchedStdout()
+      : stream === 'stderr'
+        ? pino.destination({ fd: 2, sync: true })
+        : stream;
   return pino(
     { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
     destination,

@@ -199,14 +199,26 @@ describe('assistant users', () => {
     assert.equal(response.json().hasPhoneNumber, true);
   });
 
-  it('gives concurrent first logins of one identity the same user', async () => {
-    const identity = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 6 }, () => login('web', identity)));
-    const ids = new Set(answers.map((answer) => answer.json().assistantId));
-    assert.equal(ids.size, 1);
-    assert.ok(answers.some((answer) => answer.statusCode === 201));
-    const runtimeRead = await app.inject({ url: `/users/${[...ids][0]}`, headers: { 'x-api-key': runtime } });
-    assert.equal(runtimeRead.statusCode, 200);
+  it('gives concurrent first logins of one identity the same user, created once', async () => {
+    // Several identities, a dozen first logins each, all at once: on PostgreSQL they run on separate
+    // connections, so a check-then-insert without the identity's lock answers two users now and then.
+    const identities = Array.from({ length: 5 }, () => randomUUID());
+    const answers = await Promise.all(
+      identities.map((identity) => Promise.all(Array.from({ length: 12 }, () => login('web', identity)))),
+    );
+    for (const logins of answers) {
+      const ids = new Set(logins.map((answer) => answer.json().assistantId));
+      assert.equal(ids.size, 1);
+      assert.deepEqual(
+        logins.map((answer) => answer.statusCode).sort(),
+        [201, ...Array.from({ length: 11 }, () => 200)].sort(),
+      );
+      const runtimeRead = await app.inject({
+        url: `/users/${[...ids][0]}`,
+        headers: { 'x-api-key': runtime },
+      });
+      assert.equal(runtimeRead.statusCode, 200);
+    }
   });
 
   it('removes expired users once ASSISTANT_USER_RETENTION has passed, and only those', async () => {

@@ -1,29 +1,21 @@
+import { type Kysely, sql } from 'kysely';
 import type { Core } from '../../core/core.ts';
+import type { CoreTables } from '../../core/db/tables.ts';
 import type { AssistantAuthTables } from '../tables.ts';
 
 export type UserRow = AssistantAuthTables['assistant_users'];
 
-export function userRepository(core: Core) {
-  const db = core.database.db.withTables<AssistantAuthTables>();
+type Db = Kysely<CoreTables & AssistantAuthTables>;
+
+/** The reads and the insert a first login needs, on the connection or inside a transaction. */
+function identityQueries(db: Db) {
   const users = () => db.selectFrom('assistant_users').selectAll();
-
   return {
-    findById: (assistantId: string) => users().where('assistant_id', '=', assistantId).executeTakeFirst(),
-
     /** The newest record of one channel identity, valid or not. */
     newestBySubject: (subjectHash: string) =>
       users()
         .where('subject_hash', '=', subjectHash)
         .orderBy('created_at', 'desc')
-        .orderBy('assistant_id')
-        .executeTakeFirst(),
-
-    /** The first valid record of one channel identity: where concurrent first logins converge. */
-    oldestValidBySubject: (subjectHash: string, now: number) =>
-      users()
-        .where('subject_hash', '=', subjectHash)
-        .where('expires_at', '>', now)
-        .orderBy('created_at')
         .orderBy('assistant_id')
         .executeTakeFirst(),
 
@@ -34,6 +26,40 @@ export function userRepository(core: Core) {
         .orderBy('assistant_id')
         .executeTakeFirst(),
 
+    async insert(row: UserRow): Promise<void> {
+      await db.insertInto('assistant_users').values(row).execute();
+    },
+  };
+}
+
+export type IdentityQueries = ReturnType<typeof identityQueries>;
+
+export function userRepository(core: Core) {
+  const db = core.database.db.withTables<AssistantAuthTables>();
+  const users = () => db.selectFrom('assistant_users').selectAll();
+
+  return {
+    ...identityQueries(db),
+
+    /**
+     * Runs `work` in a transaction that holds the first-login lock of one channel identity, so concurrent
+     * first logins of one identity find-or-create one user. On PostgreSQL a transaction-scoped advisory
+     * lock keyed by the identity; on SQLite the transaction itself (one connection, one writer). `work`
+     * must use only the queries it is given: on SQLite any other query would wait for this transaction.
+     */
+    withIdentityLock<T>(subjectHash: string, work: (locked: IdentityQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute(async (trx) => {
+        if (core.database.dialect === 'postgres') {
+          await sql`select pg_advisory_xact_lock(hashtextextended(${`assistant-user:${subjectHash}`}, 0))`.execute(
+            trx,
+          );
+        }
+        return work(identityQueries(trx));
+      });
+    },
+
+    findById: (assistantId: string) => users().where('assistant_id', '=', assistantId).executeTakeFirst(),
+
     newestValidOfChannel: (assistantIdGlobal: string, channel: string, now: number) =>
       users()
         .where('assistant_id_global', '=', assistantIdGlobal)
@@ -42,10 +68,6 @@ export function userRepository(core: Core) {
         .orderBy('created_at', 'desc')
         .orderBy('assistant_id')
         .executeTakeFirst(),
-
-    async insert(row: UserRow): Promise<void> {
-      await db.insertInto('assistant_users').values(row).execute();
-    },
 
     /** Renews an expired record kept under the same assistantId. */
     async renew(assistantId: string, changes: Pick<UserRow, 'created_at' | 'expires_at' | 'source'>) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '../../core/core.ts';
 import { encrypt, keyedHash } from '../../core/secrets.ts';
 import { assistantErrors } from '../errors.ts';
-import { type UserRow, userRepository } from './repository.ts';
+import { type IdentityQueries, type UserRow, userRepository } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
 
 /** `whatsapp=86400,web=3600` → lifetimes in seconds by channel. */
@@ -51,10 +51,14 @@ export function createUserService(core: Core) {
         };
 
   /** The person's assistantIdGlobal: from an earlier id of the same identity, else the same phone, else new. */
-  async function globalIdFor(subject: string | null, phone: string | undefined): Promise<string> {
-    const earlier = subject === null ? undefined : await repository.newestBySubject(subject);
+  async function globalIdFor(
+    queries: IdentityQueries,
+    subject: string | null,
+    phone: string | undefined,
+  ): Promise<string> {
+    const earlier = subject === null ? undefined : await queries.newestBySubject(subject);
     if (earlier) return earlier.assistant_id_global;
-    const samePhone = phone === undefined ? undefined : await repository.newestByPhone(phoneHash(phone));
+    const samePhone = phone === undefined ? undefined : await queries.newestByPhone(phoneHash(phone));
     return samePhone?.assistant_id_global ?? randomUUID();
   }
 
@@ -78,25 +82,29 @@ export function createUserService(core: Core) {
       if (existing && existing.expires_at > now) {
         return { user: toAssistantUser(await attachPhone(existing, who.phoneNumber)), created: false };
       }
-      const assistantId = randomUUID();
-      const row: UserRow = {
-        assistant_id: assistantId,
-        assistant_id_global: await globalIdFor(subject, who.phoneNumber),
-        channel: who.channel,
-        source,
-        subject_hash: subject,
-        ...phoneColumns(assistantId, who.phoneNumber),
-        created_at: now,
-        expires_at: now + ttlMs(who.channel),
-      };
-      await repository.insert(row);
-      // Two first logins at once each insert; both then keep the first record and the other is removed.
-      const first = await repository.oldestValidBySubject(subject, now);
-      if (first && first.assistant_id !== assistantId) {
-        await repository.deleteById(assistantId);
-        return { user: toAssistantUser(first), created: false };
+      // First login (or the last record expired): checked again and created under the identity's lock,
+      // so concurrent first logins of one identity all answer the same user.
+      const outcome = await repository.withIdentityLock(subject, async (locked) => {
+        const again = await locked.newestBySubject(subject);
+        if (again && again.expires_at > now) return { row: again, created: false };
+        const assistantId = randomUUID();
+        const row: UserRow = {
+          assistant_id: assistantId,
+          assistant_id_global: await globalIdFor(locked, subject, who.phoneNumber),
+          channel: who.channel,
+          source,
+          subject_hash: subject,
+          ...phoneColumns(assistantId, who.phoneNumber),
+          created_at: now,
+          expires_at: now + ttlMs(who.channel),
+        };
+        await locked.insert(row);
+        return { row, created: true };
+      });
+      if (!outcome.created) {
+        return { user: toAssistantUser(await attachPhone(outcome.row, who.phoneNumber)), created: false };
       }
-      return { user: toAssistantUser(row), created: true };
+      return { user: toAssistantUser(outcome.row), created: true };
     },
 
     /** A user under an assistantId that an external service's authentication produced. */
@@ -120,7 +128,7 @@ export function createUserService(core: Core) {
       }
       const row: UserRow = {
         assistant_id: assistantId,
-        assistant_id_global: await globalIdFor(null, phone),
+        assistant_id_global: await globalIdFor(repository, null, phone),
         channel,
         source: 'external',
         subject_hash: null,

@@ -26,7 +26,17 @@ describe('schema projection (what BSON, UBJSON and XML encode)', () => {
         const declared = (schema.properties ?? {}) as Record<string, JsonSchema>;
         fc.pre(!('secret' in declared));
         const input = withExtras(value);
-        const json = JSON.parse(fastJson(schema as Parameters<typeof fastJson>[0])(input));
+        let json: unknown;
+        try {
+          json = JSON.parse(fastJson(schema as Parameters<typeof fastJson>[0])(input));
+        } catch (error) {
+          // The oracle's own limit: fast-json-stringify sometimes cannot resolve an anyOf branch below a
+          // property named '' (its pointer `…/properties//properties/ /anyOf/0` has an empty segment) and
+          // throws "no schema with key or ref" (seed -1362065260). No reference answer for such a case;
+          // any other error is a failure.
+          fc.pre(!(error as Error).message.startsWith('no schema with key or ref'));
+          throw error;
+        }
         assert.deepStrictEqual(JSON.parse(JSON.stringify(project(schema, input, { resolve: noRefs }))), json);
       }),
       { numRuns: 200 },

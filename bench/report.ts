@@ -25,34 +25,34 @@ export interface CodecRow {
   [column: string]: string | number;
 }
 
-/**
- * Each path's median round (by requests/s; the lower middle for an even count), carrying every round's
- * requests/s and the failures of all rounds; its ratios are the medians of the ratios of each round
- * (run `addRatios` on every round first). Paths keep the order of the first round.
- */
-function middle(values: number[]): number | undefined {
-  const sorted = [...values].sort((a, b) => a - b);
+/** The lower middle of `items` by `key` (the median for an odd count). */
+function lowerMiddle<T>(items: readonly T[], key: (item: T) => number): T | undefined {
+  const sorted = [...items].sort((a, b) => key(a) - key(b));
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+/**
+ * Each path's median round (by requests/s), carrying every round's requests/s and the failures of all
+ * rounds; its ratios are the medians of the ratios of each round (run `addRatios` on every round first:
+ * paths of one round are measured minutes apart, of different rounds further). Paths keep the order of
+ * the first round.
+ */
 export function medianRounds(rounds: PathResult[][]): PathResult[] {
   const first = rounds[0] ?? [];
   return first.map((path) => {
     const same = rounds
       .map((round) => round.find((r) => r.target === path.target && r.name === path.name))
       .filter((r): r is PathResult => r !== undefined);
-    const sorted = [...same].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? path;
+    const median = lowerMiddle(same, (r) => r.requestsPerSecond) ?? path;
     const sum = (field: 'non2xx' | 'errors' | 'timeouts') => same.reduce((total, r) => total + r[field], 0);
-    const ratios = (field: 'ratioToBare' | 'ratioToJson') =>
-      same.map((r) => r[field]).filter((ratio): ratio is number => ratio !== undefined);
+    const toBare = same.flatMap((r) => (r.ratioToBare === undefined ? [] : [r.ratioToBare]));
+    const toJson = same.flatMap((r) => (r.ratioToJson === undefined ? [] : [r.ratioToJson]));
     return {
       ...median,
-      // Ratios are taken within each round (paths measured minutes apart), then their median.
-      ratioToBare: middle(ratios('ratioToBare')),
-      ratioToJson: middle(ratios('ratioToJson')),
-      ...(ratios('ratioToBare').length > 0 ? { roundsRatioToBare: ratios('ratioToBare') } : {}),
-      ...(ratios('ratioToJson').length > 0 ? { roundsRatioToJson: ratios('ratioToJson') } : {}),
+      ratioToBare: lowerMiddle(toBare, (ratio) => ratio),
+      ratioToJson: lowerMiddle(toJson, (ratio) => ratio),
+      ...(toBare.length > 0 ? { roundsRatioToBare: toBare } : {}),
+      ...(toJson.length > 0 ? { roundsRatioToJson: toJson } : {}),
       // A failure in any round shows, not only in the median one.
       non2xx: sum('non2xx'),
       errors: sum('errors'),

@@ -60,9 +60,8 @@ const redactedPaths = [
  * Standard output, written synchronously once per turn of the event loop: the lines a turn logs are
  * gathered (up to 16 KiB) and written in one call in the check phase, so a line is out before the
  * process waits for anything again. Asynchronous writes (sonic-boom's default) went through libuv's
- * thread pool, and each completion woke the event loop for one more short turn: under load that cost
- * ~40% of the throughput of a bookmark read (issue 9; docs/decisions.md, Benchmark). pino flushes
- * what is left when the process exits.
+ * thread pool, and each completion woke the event loop for one more short turn (issue 9; measured
+ * within the benchmark's noise, docs/decisions.md, Benchmark). pino flushes what is left at exit.
  */
 function turnBatchedStdout() {
   const destination = pino.destination({ fd: 1, sync: true, minLength: 16 * 1024 - 1 });

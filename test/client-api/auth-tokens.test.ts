@@ -275,6 +275,10 @@ describe('client-api device authentication', () => {
       const claims = JSON.parse(Buffer.from(String(payload), 'base64url').toString());
       const forged = Buffer.from(JSON.stringify({ ...claims, acc: 'auth-2' })).toString('base64url');
       const none = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+      // The genuine token first, so its signature check is remembered: a forged payload carrying the same
+      // signature must still be refused.
+      const genuine = await f.call('GET', '/accounts/auth-1/devices', { token: signed.accessToken });
+      assert.equal(genuine.statusCode, 200);
       for (const token of [
         `${header}.${forged}.${signature}`,
         `${none}.${payload}.`,

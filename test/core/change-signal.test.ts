@@ -45,6 +45,32 @@ describe('change signal (the file every process of one SQLite store reads before
     }
   });
 
+  it('currentThisTurn reads once for every ask of one turn, and sees a change made before the turn ends', async () => {
+    const file = join(dir, 'turn.signal');
+    const reader = openChangeSignal(file);
+    const writer = openChangeSignal(file);
+    try {
+      const before = reader.current();
+      const asks = [reader.currentThisTurn(), reader.currentThisTurn()];
+      // Changed after the asks but before the check phase: the asks must see the new value.
+      writer.change();
+      const [first, second] = await Promise.all(asks);
+      assert.equal(first, second);
+      assert.notEqual(first, before);
+      assert.equal(first, writer.current());
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  it('currentThisTurn rejects when the signal can no longer be read', async () => {
+    const signal = openChangeSignal(join(dir, 'closed.signal'));
+    const ask = signal.currentThisTurn();
+    signal.close();
+    await assert.rejects(ask, /EBADF/);
+  });
+
   it('reopening keeps the stored value; closing twice is harmless', () => {
     const file = join(dir, 'kept.signal');
     const first = openChangeSignal(file);

@@ -1,4 +1,3 @@
-import type { ChangeSignal } from '../../core/db/change-signal.ts';
 import type { Database } from '../../core/db/database.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
@@ -43,25 +42,6 @@ export function createSessionRepository(database: Database) {
       .executeTakeFirst();
   }
 
-  // The signal is read in the check phase (setImmediate), once for every state asked for in the same turn
-  // of the event loop: the poll phase has received all those requests by then, so the value read is never
-  // older than any request it serves, and under load one 8-byte read serves many requests.
-  let waiting: Array<{ resolve(value: number): void; reject(error: unknown): void }> = [];
-  const readSignal = (current: ChangeSignal) => {
-    const batch = waiting;
-    waiting = [];
-    try {
-      const value = current.current();
-      for (const waiter of batch) waiter.resolve(value);
-    } catch (error) {
-      for (const waiter of batch) waiter.reject(error);
-    }
-  };
-  const signalThisTurn = (current: ChangeSignal) =>
-    new Promise<number>((resolve, reject) => {
-      if (waiting.push({ resolve, reject }) === 1) setImmediate(readSignal, current);
-    });
-
   const closed = (count: bigint | number) => {
     if (Number(count) > 0) signal?.change();
     return Number(count);
@@ -78,12 +58,12 @@ export function createSessionRepository(database: Database) {
 
     /**
      * The session's state as of the last close anywhere: on SQLite, remembered in this process while the
-     * store's `sessions` change signal holds still (an 8-byte read per event-loop turn instead of a
+     * store's `sessions` change signal holds still (a 6-byte read per event-loop turn instead of a
      * statement per request); read afresh otherwise, or when `fresh` (another process may have touched it).
      */
     async state(id: string, fresh = false): Promise<SessionState | undefined> {
       if (signal === undefined) return readState(id);
-      const current = await signalThisTurn(signal);
+      const current = await signal.currentThisTurn();
       const hit = fresh ? undefined : remembered.get(id);
       if (hit !== undefined && hit.signal === current) return hit;
       const state = await readState(id);

@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyClass } from '../core/api-keys/api-keys.ts';
 import type { Core } from '../core/core.ts';
-import { commonErrors } from '../core/errors.ts';
+import { authErrors, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
@@ -62,7 +62,7 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
     if (request.headers[API_KEY_HEADER] !== undefined) {
       const record = await authenticateApiKey(core.apiKeys, request);
       if (!record || !AGENT_KEY_CLASSES.includes(record.keyClass)) {
-        throw commonErrors.ACCESS_DENIED(
+        throw authErrors.ACCESS_DENIED(
           `The agents server accepts keys of class ${AGENT_KEY_CLASSES.join(' or ')}.`,
         );
       }
@@ -71,7 +71,7 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
     }
     const authorization = request.headers.authorization;
     if (authorization === undefined) {
-      throw commonErrors.CREDENTIALS_MISSING(
+      throw authErrors.CREDENTIALS_MISSING(
         `An API key in the ${API_KEY_HEADER} header or a Bearer token signed by the assistant is required.`,
         { headers: { 'www-authenticate': CHALLENGE } },
       );
@@ -88,7 +88,7 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
       request.agentCaller = { kind: 'assistant', subject: payload.sub };
     } catch (error) {
       if (isKeySetUnavailable(error)) {
-        throw commonErrors.SUBSYSTEM_ERROR("The assistant's public keys could not be fetched.", {
+        throw subsystemErrors.SUBSYSTEM_ERROR("The assistant's public keys could not be fetched.", {
           cause: error,
         });
       }
@@ -99,7 +99,7 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
 }
 
 function tokenInvalid(message?: string) {
-  return commonErrors.TOKEN_INVALID(message, {
+  return authErrors.TOKEN_INVALID(message, {
     headers: { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` },
   });
 }

@@ -1,16 +1,6 @@
-import type { FastifyError } from 'fastify';
 import { type ErrorItem, ProblemError } from '../core/errors.ts';
-import {
-  type ErrorManager,
-  type ProblemTranslation,
-  toProblem,
-  validationItems,
-} from '../core/http/error-handler.ts';
+import { type ProblemPolicy, type ProblemTranslation, toProblem } from '../core/http/error-handler.ts';
 import { AgentBaseException } from './exceptions.ts';
-
-/** AgentErrorManager: an agent exception already knows its status, body and Retry-After. */
-export const agentErrorManager: ErrorManager = (error) =>
-  error instanceof AgentBaseException ? { problem: error, unexpected: false } : undefined;
 
 /** Base of the web framework's validation exceptions (SPEC area C): 400, one entry per failing field. */
 export abstract class FrameworkValidationError extends ProblemError {
@@ -65,35 +55,18 @@ function responseItems(failures: Iterable<SchemaFailure>): ErrorItem[] {
   });
 }
 
-/** The framework error manager: request and response validation failures become 400. */
-export const frameworkErrorManager: ErrorManager = (error) => {
-  if (error instanceof FrameworkValidationError) return { problem: error, unexpected: false };
-  const fastifyError = error as Partial<FastifyError>;
-  if (!Array.isArray(fastifyError.validation)) return undefined;
-  const context = fastifyError.validationContext ?? 'request';
-  const items = validationItems(context, fastifyError.validation);
-  const problem = context === 'body' ? new RequestValidationError(items) : new ValidationException(items);
-  return { problem, unexpected: false };
+/**
+ * How the agents server answers: agent exceptions render themselves (they are problems with their own
+ * status, type and Retry-After); a failed request check is the web framework's ValidationException or,
+ * for the body, RequestValidationError; anything unexpected is AgentBaseException's 500.
+ */
+export const agentProblemPolicy: ProblemPolicy = {
+  validation: (context, items) =>
+    context === 'body' ? new RequestValidationError(items) : new ValidationException(items),
+  unexpected: () => new AgentBaseException(),
 };
 
-/** The family's own errors (auth, malformed body…) pass; anything else is AgentBaseException's 500. */
-export const unhandledErrorManager: ErrorManager = (error) => {
-  const translation = toProblem(error);
-  return translation.unexpected ? { problem: new AgentBaseException(), unexpected: true } : translation;
-};
-
-/** The agents server's managers, in the order they are asked. */
-export const agentErrorManagers: readonly ErrorManager[] = [
-  agentErrorManager,
-  frameworkErrorManager,
-  unhandledErrorManager,
-];
-
-/** What the error handler would answer for this error; the SSE `error` event uses it too. */
+/** What the error handler answers for this error; the SSE `error` event uses it too. */
 export function translateAgentError(error: unknown): ProblemTranslation {
-  for (const manager of agentErrorManagers) {
-    const translation = manager(error);
-    if (translation) return translation;
-  }
-  return { problem: new AgentBaseException(), unexpected: true };
+  return toProblem(error, agentProblemPolicy);
 }

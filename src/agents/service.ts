@@ -1,9 +1,9 @@
-import { addErrorManagers } from '../core/http/error-handler.ts';
-import type { ServiceDefinition } from '../core/http/service-app.ts';
+import { problemHandler } from '../core/http/error-handler.ts';
+import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { createAgentRegistry } from './agent.ts';
 import { createAssistantAgent } from './assistant/assistant-agent.ts';
 import { createChatAgent } from './chat/chat-agent.ts';
-import { agentErrorManagers } from './error-managers.ts';
+import { agentProblemPolicy } from './error-managers.ts';
 import { agentsOpenApi } from './openapi.ts';
 import { registerAgentRoutes } from './routes.ts';
 
@@ -12,8 +12,10 @@ export const agentsService: ServiceDefinition = {
   name: 'agents',
   metricsAccess: 'open',
   openapi: agentsOpenApi,
-  async register(app, core) {
-    addErrorManagers(app, ...agentErrorManagers);
+  async plugin(instance, { core }) {
+    const app = typed(instance);
+    // The agents server's own error handling, for its routes only (the core's probes keep the family's).
+    app.setErrorHandler(problemHandler(agentProblemPolicy));
     const registry = createAgentRegistry([
       createAssistantAgent({
         maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,

@@ -1,7 +1,7 @@
 import { defineErrors } from '../core/errors.ts';
 
 /** Error types of assistant-auth (area B), beyond the family's common ones. */
-export const assistantErrors = defineErrors({
+export const assistantErrors = defineErrors('assistant-auth/users', {
   USER_NOT_FOUND: [404, 'No assistant user has this assistantId.'],
   ASSISTANT_ID_EXPIRED: [410, 'This assistantId has expired; authenticate again.'],
   ASSISTANT_ID_GLOBAL_NOT_FOUND: [404, 'No valid assistantId of this channel for this assistantIdGlobal.'],

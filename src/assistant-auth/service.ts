@@ -1,5 +1,5 @@
 import type { Core } from '../core/core.ts';
-import type { ServiceDefinition } from '../core/http/service-app.ts';
+import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { registerCallbackRoutes } from './callbacks/routes.ts';
 import { registerChannelRoutes } from './channel/routes.ts';
 import { isEmbedded, selectConversationChannel } from './channel/select-channel.ts';
@@ -27,7 +27,8 @@ export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
   metricsAccess: 'any',
   openapi: assistantAuthOpenApi,
-  async register(app, core) {
+  async plugin(instance, { core }) {
+    const app = typed(instance);
     const created = await ensureSigningKeys(core);
     if (created.length > 0) core.logger.info({ kids: created }, 'created the assistant signing keys');
     const signer = createAssistantSigner(core);

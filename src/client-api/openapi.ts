@@ -1,6 +1,9 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { Config } from '../core/config.ts';
+import { authErrors, type ErrorSpec, httpErrors } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
+import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
+import { mediaErrors } from './media/errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-/** The four media types every area A operation consumes and produces (DESIGN.md section 4). */
+/** The four media types every client API operation consumes and produces. */
 export const clientApiMediaTypes = [
   'application/json',
   'application/bson',
@@ -30,31 +33,69 @@ export const securityRequirements = {
   none: [],
 } as const;
 
+/** A bearer credential's refusals carry the challenge. */
+const challenged = (spec: ErrorSpec): ErrorSpec => ({ ...spec, headers: ['www-authenticate'] });
+
+/** What checking each kind of credentials may answer (the guards and the token operations). */
+const securityErrors: Record<keyof typeof securityRequirements, readonly ErrorSpec[]> = {
+  deviceOrOperator: [
+    challenged(authErrors.CREDENTIALS_MISSING),
+    challenged(authErrors.TOKEN_INVALID),
+    authErrors.API_KEY_INVALID,
+    authErrors.ACCESS_DENIED,
+  ],
+  operator: [
+    challenged(authErrors.CREDENTIALS_MISSING),
+    challenged(authErrors.TOKEN_INVALID),
+    authErrors.API_KEY_INVALID,
+    authErrors.ACCESS_DENIED,
+  ],
+  refreshToken: [challenged(authErrors.CREDENTIALS_MISSING)],
+  basic: [challenged(authErrors.CREDENTIALS_MISSING)],
+  none: [],
+};
+
+/** Reading a body in any of the four media types may fail these ways too. */
+const mediaBodyErrors = Object.values(mediaErrors);
+
 /**
- * The OpenAPI part of an area A route schema: SPEC's operation id, its operation code (as the
- * `x-operation-code` extension), a summary, a tag and who may call it.
+ * A client API route schema: its contract name (operation id and, as `x-operation-code`, its operation
+ * code), a summary, a tag and who may call it, around the schema's own parts. The error responses
+ * derive from the catalogue entries the operation raises (`errors`), the credentials it checks, its
+ * body and Accept negotiation.
  */
-export function operation(options: {
-  id: string;
-  code?: string;
-  summary: string;
-  tag: string;
-  security: keyof typeof securityRequirements;
-  /** The operation's own error types by status (`{ 404: ['DEVICE_NOT_FOUND'] }`), for the document. */
-  errors?: Partial<Record<number, string[]>>;
-}) {
-  return {
-    operationId: options.id,
-    ...(options.code ? { 'x-operation-code': options.code } : {}),
-    ...(options.errors ? { 'x-error-types': options.errors } : {}),
-    summary: options.summary,
-    tags: [options.tag],
-    security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
-  };
+export function operation<S extends RouteSchema>(
+  options: {
+    id: string;
+    code?: string;
+    summary: string;
+    tag: string;
+    security: keyof typeof securityRequirements;
+    /** The catalogue entries the operation's own rules raise, e.g. `[deviceErrors.DEVICE_NOT_FOUND]`. */
+    errors?: readonly ErrorSpec[];
+  },
+  schema: S,
+): S {
+  return withErrors(
+    {
+      operationId: options.id,
+      ...(options.code ? { 'x-operation-code': options.code } : {}),
+      summary: options.summary,
+      tags: [options.tag],
+      security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
+      ...schema,
+    },
+    [
+      ...securityErrors[options.security],
+      ...(schema.body ? mediaBodyErrors : []),
+      httpErrors.NOT_ACCEPTABLE,
+      ...(options.errors ?? []),
+    ],
+  );
 }
 
 /**
- * Area A's Swagger 2.0 document, version V1, served under the base path. Routes outside the base path
+ * The client API's Swagger 2.0 document, version V1, served under the base path. Routes outside the base path
  * (monitoring, the JWKS) are left out; paths are written relative to `basePath`.
  */
 export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): OpenApiDefinition {
@@ -98,7 +139,7 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
     transform: ({ schema, url, route }) => {
       const inside = prefix === '' || url === prefix || url.startsWith(`${prefix}/`);
       const hidden = !inside || Boolean(schema?.hide);
-      // A route may document another path and path parameters than it routes by: SPEC's
+      // A route may document another path and path parameters than it routes by: the contract's
       // `{codPersona};{codOferta}` is one router parameter split by the route (subscriptions/routes.ts).
       const documented = (route.config as FastifyContextConfig | undefined)?.documentedAs;
       return {
@@ -113,16 +154,6 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const ERROR_REF = { $ref: '#/definitions/Error' };
-
-/** Error types any operation of the area may answer with, by status (the descriptions list them). */
-const commonTypes: Record<string, string[]> = {
-  '400': ['VALIDATION_ERROR (one entry per failing field)', 'MALFORMED_BODY'],
-  '401': ['CREDENTIALS_MISSING', 'TOKEN_INVALID', 'API_KEY_INVALID'],
-  '403': ['ACCESS_DENIED'],
-  '406': ['NOT_ACCEPTABLE'],
-  '413': ['BODY_TOO_LARGE'],
-  '415': ['UNSUPPORTED_MEDIA_TYPE'],
-};
 
 /** The family's error body, wherever @fastify/swagger inlined it. */
 const isErrorBody = (schema: unknown): boolean =>
@@ -157,34 +188,10 @@ function tidyDocument<T>(document: T): T {
       if (method === 'head' && typeof operationObject.operationId === 'string') {
         operationObject.operationId = operationObject.operationId.replace(/-head$/, '');
       }
-      // Every operation negotiates Accept: nothing acceptable is 406 (in JSON).
-      if (isObject(operationObject.responses) && operationObject.responses['406'] === undefined) {
-        operationObject.responses['406'] = {
-          description: 'None of the media types in Accept can be produced.',
-          schema: { ...ERROR_REF },
-        };
-      }
-      const ownTypes = isObject(operationObject['x-error-types']) ? operationObject['x-error-types'] : {};
-      for (const [status, response] of Object.entries(
+      for (const response of Object.values(
         isObject(operationObject.responses) ? operationObject.responses : {},
       )) {
-        if (!isObject(response) || Number(status) < 400) continue;
-        if (isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
-        const types = Array.isArray(ownTypes[status]) ? (ownTypes[status] as string[]) : [];
-        response.description =
-          [...types, ...(commonTypes[status] ?? [])].join(', ') || String(response.description);
-        if (status === '401')
-          response.headers = { 'WWW-Authenticate': { type: 'string', description: 'The challenge.' } };
-        if (status === '429') {
-          response.headers = {
-            'Retry-After': { type: 'integer', description: 'Seconds until a retry may pass.' },
-          };
-        }
-        if (types.includes('DEVICE_DELETE_COOLDOWN')) {
-          response.headers = {
-            'Retry-After': { type: 'integer', description: 'Seconds until the device may be deleted.' },
-          };
-        }
+        if (isObject(response) && isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
       }
       for (const parameter of Array.isArray(operationObject.parameters) ? operationObject.parameters : []) {
         if (isObject(parameter) && parameter.in === 'query' && parameter.default !== undefined)

@@ -1,61 +1,72 @@
-import type { ServiceDefinition } from '../core/http/service-app.ts';
-import { registerAccountRoutes } from './accounts/routes.ts';
-import { registerAdInfoRoutes } from './ad-info/routes.ts';
-import { registerAuthRoutes, registerJwksRoute } from './auth/routes.ts';
-import { registerBookmarkRoutes } from './bookmarks/routes.ts';
-import { registerCampaignRoutes } from './campaigns/routes.ts';
-import { createClientApiDeps } from './deps.ts';
-import { registerDeviceRoutes } from './devices/routes.ts';
+import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { adInfoRoutes } from './ad-info/routes.ts';
+import { authRoutes, jwksRoute } from './auth/routes.ts';
+import { bookmarkRoutes } from './bookmarks/routes.ts';
+import { campaignRoutes } from './campaigns/routes.ts';
+import { composeClientApi } from './composition.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
-import { registerRatingRoutes } from './ratings/routes.ts';
-import { registerRegistrationRoutes } from './registration/routes.ts';
-import { registerSessionRoutes } from './sessions/routes.ts';
-import { registerSubscriptionRoutes } from './subscriptions/routes.ts';
-import { registerUserRoutes } from './users/routes.ts';
+import { ratingRoutes } from './ratings/routes.ts';
+import { registrationRoutes } from './registration/routes.ts';
+import { sessionRoutes } from './sessions/routes.ts';
+import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { userRoutes } from './users/routes.ts';
 
 /** The demo data set: one account and one user with a known password (printed at start). */
 const DEMO = { accountNumber: 'demo-0001', email: 'demo@sintonia.test', password: 'sintonia-demo' } as const;
 
+/** The client API's routes under its base path, top to bottom: one line per resource. */
+const routes = [
+  accountRoutes,
+  deviceRoutes,
+  sessionRoutes,
+  userRoutes,
+  authRoutes,
+  bookmarkRoutes,
+  ratingRoutes,
+  registrationRoutes,
+  campaignRoutes,
+  subscriptionRoutes,
+  adInfoRoutes,
+];
+
 /**
- * Area A. Every operation lives under CLIENT_API_BASE_PATH, registered in the one list below (one line
- * per resource); the JWKS of the device tokens is at the root path.
+ * The client API. Every operation lives under CLIENT_API_BASE_PATH, in the negotiated media type; the
+ * JWKS of the device tokens is at the root path.
  */
 export const clientApiService: ServiceDefinition = {
   name: 'client-api',
   metricsAccess: 'open',
   // The document follows CLIENT_API_BASE_PATH of the parsed configuration.
   openapi: clientApiOpenApi,
-  async register(app, core) {
-    const deps = createClientApiDeps(core);
+  async plugin(instance, { core }) {
+    const app = typed(instance);
+    const api = composeClientApi(core);
+    // The outbox worker starts once the app is ready (mail left by a crashed process goes out on the next
+    // start) and stops, finishing its current message, when the app closes.
+    app.addHook('onReady', async () => api.mailWorker.start());
+    app.addHook('onClose', async () => api.mailWorker.stop());
     await app.register(
-      async (scope) => {
+      async (instance) => {
+        const scope = typed(instance);
         await scope.register(mediaTypes, {
           bodyLimit: core.config.BODY_LIMIT,
           maxDepth: core.config.BODY_MAX_DEPTH,
         });
-        registerAccountRoutes(scope, deps);
-        registerDeviceRoutes(scope, deps);
-        registerSessionRoutes(scope, deps);
-        registerUserRoutes(scope, deps);
-        registerAuthRoutes(scope, deps);
-        registerBookmarkRoutes(scope, deps);
-        registerRatingRoutes(scope, deps);
-        registerRegistrationRoutes(scope, deps);
-        registerCampaignRoutes(scope, deps);
-        registerSubscriptionRoutes(scope, deps);
-        registerAdInfoRoutes(scope, deps);
+        for (const register of routes) register(scope, api);
       },
       { prefix: core.config.CLIENT_API_BASE_PATH },
     );
-    registerJwksRoute(app, deps);
+    jwksRoute(app, api);
   },
   async seedDemo(core) {
-    const deps = createClientApiDeps(core);
-    const existing = await deps.repositories.accounts.find(DEMO.accountNumber);
-    const account = existing ?? (await deps.accountService.create(DEMO.accountNumber));
-    if ((await deps.repositories.users.findByEmail(DEMO.email)).length === 0) {
-      await deps.userService.create({
+    const api = composeClientApi(core);
+    const existing = await api.repositories.accounts.find(DEMO.accountNumber);
+    const account = existing ?? (await api.accounts.create(DEMO.accountNumber));
+    if ((await api.repositories.users.findByEmail(DEMO.email)).length === 0) {
+      await api.users.create({
         accountNumber: account.accountNumber,
         email: DEMO.email,
         password: DEMO.password,

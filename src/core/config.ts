@@ -17,9 +17,9 @@ const optionalKey = (description: string) =>
 
 export const configSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the services listen on.' }),
-  CLIENT_API_PORT: port(8080, 'Port of client-api (area A); 0 picks a free port.'),
-  ASSISTANT_AUTH_PORT: port(8081, 'Port of assistant-auth (area B); 0 picks a free port.'),
-  AGENTS_PORT: port(8082, 'Port of the agents server (area C); 0 picks a free port.'),
+  CLIENT_API_PORT: port(8080, 'Port of client-api; 0 picks a free port.'),
+  ASSISTANT_AUTH_PORT: port(8081, 'Port of assistant-auth; 0 picks a free port.'),
+  AGENTS_PORT: port(8082, 'Port of the agents server; 0 picks a free port.'),
   PUBLIC_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://',
@@ -82,7 +82,7 @@ export const configSchema = Type.Object({
   CLIENT_API_BASE_PATH: Type.String({
     default: '/api/v1',
     pattern: '^(/[A-Za-z0-9._~-]+)*$',
-    description: 'Base path of every area A operation.',
+    description: 'Base path of every client-api operation.',
   }),
   ACCESS_TOKEN_TTL: seconds(900, 'Lifetime of a device access token (JWT).'),
   REFRESH_TOKEN_TTL: seconds(30 * 86400, 'Lifetime of a refresh token; each use rotates it.'),

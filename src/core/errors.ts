@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 
-/** The family's one table from HTTP status to the category in `code` (DESIGN.md section 3). */
+/** The family's one table from HTTP status to the category in `code`. */
 export const statusCategories = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
@@ -42,9 +42,31 @@ export const errorBodySchema = Type.Object(
 export type ErrorItem = Static<typeof errorItemSchema>;
 export type ErrorBody = Static<typeof errorBodySchema>;
 
+/** Response headers an error type always carries; the API documents list them with the type. */
+export type ErrorHeader = 'retry-after' | 'www-authenticate' | 'allow';
+
+/** One entry of an error catalogue: everything the documents and the error handler need to know. */
+export interface ErrorSpec {
+  readonly type: string;
+  readonly status: ErrorStatus;
+  /** The default message; a throw site may say more. */
+  readonly message: string;
+  readonly headers: readonly ErrorHeader[];
+  /** The catalogue it belongs to, `service/domain` (e.g. `client-api/devices`, `family/auth`). */
+  readonly domain: string;
+}
+
+export interface ProblemOptions {
+  /** The entries of `errors[]`; one entry of the type and message when omitted. */
+  errors?: ErrorItem[];
+  headers?: Record<string, string>;
+  /** The underlying failure: logged, never sent. */
+  cause?: unknown;
+}
+
 /**
- * Base of every error that knows its own HTTP answer. The one error handler renders any of these;
- * everything else is an unexpected fault (500, logged, never described to the client).
+ * Every error that knows its own HTTP answer. The error handler renders any of these; everything else
+ * is an unexpected fault (500, logged, never described to the client).
  */
 export class ProblemError extends Error {
   readonly status: ErrorStatus;
@@ -52,12 +74,7 @@ export class ProblemError extends Error {
   readonly errors: ErrorItem[];
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: ErrorStatus,
-    type: string,
-    message: string,
-    options: { errors?: ErrorItem[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(status: ErrorStatus, type: string, message: string, options: ProblemOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
@@ -71,33 +88,45 @@ export class ProblemError extends Error {
   }
 }
 
-type Catalogue = Record<string, readonly [ErrorStatus, string]>;
-type ErrorFactory = (
-  message?: string,
-  options?: { errors?: ErrorItem[]; headers?: Record<string, string>; cause?: unknown },
-) => ProblemError;
+/** A catalogue entry that is also its factory: `deviceErrors.DEVICE_NOT_FOUND('…')` throws-ready. */
+export type ErrorFactory = ErrorSpec & ((message?: string, options?: ProblemOptions) => ProblemError);
+
+type CatalogueEntry = readonly [ErrorStatus, string] | readonly [ErrorStatus, string, readonly ErrorHeader[]];
+
+/** Types defined so far, by `service:type`: one type has one meaning within a service. */
+const definedTypes = new Map<string, string>();
 
 /**
- * Declares a closed set of error types with their status and default message, and returns one
- * factory per type: `deviceErrors.DEVICE_NOT_FOUND()` or `deviceErrors.DEVICE_NOT_FOUND('…')`.
+ * Declares one domain's closed set of error types with their status, default message and the headers
+ * they always carry. `domain` is `service/domain`; the `family` service's types are every service's.
+ * Defining a type twice within a service (or a family type again) fails at load, naming both places.
  */
-export function defineErrors<C extends Catalogue>(
+export function defineErrors<C extends Record<string, CatalogueEntry>>(
+  domain: string,
   catalogue: C,
-): { [K in keyof C]: ErrorFactory } & {
-  catalogue: C;
-} {
-  const factories: Record<string, unknown> = { catalogue };
-  for (const [type, [status, fallback]] of Object.entries(catalogue)) {
-    factories[type] = (message?: string, options?: Parameters<ErrorFactory>[1]) =>
+): { readonly [K in keyof C]: ErrorFactory } {
+  const service = domain.split('/')[0] ?? domain;
+  const factories: Record<string, ErrorFactory> = {};
+  for (const [type, [status, fallback, headers = []]] of Object.entries(catalogue)) {
+    for (const scope of new Set([service, 'family'])) {
+      const earlier = definedTypes.get(`${scope}:${type}`);
+      if (earlier !== undefined && earlier !== domain) {
+        throw new Error(`Error type ${type} is defined twice: in ${earlier} and in ${domain}.`);
+      }
+    }
+    definedTypes.set(`${service}:${type}`, domain);
+    const spec: ErrorSpec = { type, status, message: fallback, headers, domain };
+    const factory = (message?: string, options?: ProblemOptions) =>
       new ProblemError(status, type, message ?? fallback, options);
+    factories[type] = Object.assign(factory, spec);
   }
-  return factories as { [K in keyof C]: ErrorFactory } & { catalogue: C };
+  return factories as { readonly [K in keyof C]: ErrorFactory };
 }
 
-/** Error types every service of the family can answer. */
-export const commonErrors = defineErrors({
+/** What every service answers about the request itself, before or around its operation. */
+export const httpErrors = defineErrors('family/http', {
   ROUTE_NOT_FOUND: [404, 'No operation at this path and method.'],
-  METHOD_NOT_ALLOWED: [405, 'This method is not allowed on this path.'],
+  METHOD_NOT_ALLOWED: [405, 'This method is not allowed on this path.', ['allow']],
   VALIDATION_ERROR: [400, 'The request is not valid.'],
   MALFORMED_BODY: [400, 'The request body could not be read.'],
   BODY_TOO_LARGE: [413, 'The request body is too large.'],
@@ -105,14 +134,22 @@ export const commonErrors = defineErrors({
   MALFORMED_PATH: [400, 'The request path is not valid (bad percent-encoding).'],
   NOT_ACCEPTABLE: [406, 'None of the media types in Accept can be produced.'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'The Content-Type of the body is not supported.'],
+  RATE_LIMITED: [429, 'Too many requests; retry later.', ['retry-after']],
+  INTERNAL_ERROR: [500, 'An unexpected error occurred.'],
+  SERVICE_UNAVAILABLE: [503, 'The service is not ready.'],
+});
+
+/** Who is calling and whether they may: credentials and access, the same in every service. */
+export const authErrors = defineErrors('family/auth', {
   CREDENTIALS_MISSING: [401, 'Credentials are required.'],
   API_KEY_INVALID: [401, 'The API key is unknown or revoked.'],
   TOKEN_INVALID: [401, 'The token is invalid, expired or revoked.'],
   ACCESS_DENIED: [403, 'These credentials may not call this operation.'],
-  RATE_LIMITED: [429, 'Too many requests; retry later.'],
+});
+
+/** A subsystem the family calls over HTTP (campaigns, ads, subscriptions, channels, keys) failed. */
+export const subsystemErrors = defineErrors('family/subsystems', {
   SUBSYSTEM_ERROR: [502, 'A subsystem failed to answer.'],
-  INTERNAL_ERROR: [500, 'An unexpected error occurred.'],
-  SERVICE_UNAVAILABLE: [503, 'The service is not ready.'],
 });
 
 /** The body for a status with one error entry, for places that answer without throwing. */
@@ -120,7 +157,7 @@ export function errorBody(status: ErrorStatus, type: string, message: string): E
   return { code: statusCategories[status], message, errors: [{ type, message }] };
 }
 
-/** Response schemas of the error body for a route's `response` map. */
+/** TRANSITIONAL (removed before this change lands): bare error responses by status. */
 export function errorResponses(...statuses: ErrorStatus[]): Record<number, typeof errorBodySchema> {
   return Object.fromEntries(statuses.map((status) => [status, errorBodySchema]));
 }

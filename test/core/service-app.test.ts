@@ -2,26 +2,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import Type from 'typebox';
-import { commonErrors, errorResponses } from '../../src/core/errors.ts';
+import { httpErrors } from '../../src/core/errors.ts';
 import { requireApiKey } from '../../src/core/http/api-key-guard.ts';
-import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
+import { withErrors } from '../../src/core/http/route-errors.ts';
+import { type App, buildServiceApp, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 
 /** A service with one route per behaviour of the shared plumbing. */
 const probe: ServiceDefinition = {
   name: 'agents',
   metricsAccess: ['backoffice'],
-  async register(app, core) {
+  async plugin(instance, { core }) {
+    const app = typed(instance);
     app.post(
       '/echo',
       {
-        schema: {
-          body: Type.Object({ name: Type.String({ maxLength: 5 }), count: Type.Integer({ minimum: 0 }) }),
-          response: {
-            200: Type.Object({ name: Type.String(), count: Type.Integer() }),
-            ...errorResponses(400),
+        schema: withErrors(
+          {
+            body: Type.Object({ name: Type.String({ maxLength: 5 }), count: Type.Integer({ minimum: 0 }) }),
+            response: { 200: Type.Object({ name: Type.String(), count: Type.Integer() }) },
           },
-        },
+          [],
+        ),
       },
       async (request) => request.body,
     );
@@ -29,7 +31,7 @@ const probe: ServiceDefinition = {
       throw new Error('SELECT secret FROM internals');
     });
     app.get('/teapot', async () => {
-      throw commonErrors.RATE_LIMITED('Slow down.', { headers: { 'retry-after': '7' } });
+      throw httpErrors.RATE_LIMITED('Slow down.', { headers: { 'retry-after': '7' } });
     });
     app.get('/gated', { onRequest: requireApiKey(core.apiKeys, ['gateway']) }, async () => ({ ok: true }));
     app.get('/slow', async () => {

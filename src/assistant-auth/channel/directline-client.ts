@@ -1,5 +1,5 @@
 import type { Core } from '../../core/core.ts';
-import { commonErrors } from '../../core/errors.ts';
+import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type {
   ChannelStreamToken,
@@ -27,7 +27,7 @@ function checked(answer: DirectLineAnswer | undefined, needsStream: boolean): Ch
     typeof answer.expires_in === 'number' &&
     (!needsStream || typeof answer.streamUrl === 'string');
   if (!ok) {
-    throw commonErrors.SUBSYSTEM_ERROR(`The ${SUBSYSTEM} subsystem answered without a usable token.`);
+    throw subsystemErrors.SUBSYSTEM_ERROR(`The ${SUBSYSTEM} subsystem answered without a usable token.`);
   }
   return answer as ChannelStreamToken;
 }

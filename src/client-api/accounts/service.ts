@@ -1,5 +1,5 @@
 import type { Core } from '../../core/core.ts';
-import { accountErrors } from '../errors.ts';
+import { accountErrors } from './errors.ts';
 import type { AccountRecord, AccountRepository } from './repository.ts';
 import { newUserCode, userHashOf } from './user-hash.ts';
 

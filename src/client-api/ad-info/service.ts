@@ -1,6 +1,6 @@
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
-import { commonErrors } from '../../core/errors.ts';
+import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AdBreakRepository } from './repository.ts';
 import {
@@ -111,7 +111,7 @@ async function decideRemotely(
   });
   if (answer.status === 204) return undefined;
   if (!Value.Check(adInfoSchema, answer.body)) {
-    throw commonErrors.SUBSYSTEM_ERROR(
+    throw subsystemErrors.SUBSYSTEM_ERROR(
       'The ad-decision subsystem answered with something that is not an AdInfo.',
     );
   }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
-import { commonErrors } from '../../core/errors.ts';
+import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import type { Principal } from './principal.ts';
@@ -36,12 +36,12 @@ const VERIFIED_CACHE_SIZE = 10_000;
 const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
 
 const noCredentials = () =>
-  commonErrors.CREDENTIALS_MISSING(
+  authErrors.CREDENTIALS_MISSING(
     'A device access token (Authorization: Bearer) or an operator key (X-API-Key) is required.',
     { headers: { 'www-authenticate': BEARER_CHALLENGE } },
   );
 const badToken = () =>
-  commonErrors.TOKEN_INVALID(undefined, {
+  authErrors.TOKEN_INVALID(undefined, {
     headers: { 'www-authenticate': `${BEARER_CHALLENGE}, error="invalid_token"` },
   });
 
@@ -108,7 +108,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       if (request.headers['x-api-key'] !== undefined) {
         const key = await authenticateApiKey(core.apiKeys, request);
         if (key?.keyClass !== 'backoffice') {
-          throw commonErrors.ACCESS_DENIED('Only operator (backoffice) keys may call area A operations.');
+          throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call area A operations.');
         }
         request.principal = { kind: 'operator', keyId: key.id };
         return;
@@ -123,7 +123,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       return (request, _reply, done) => {
         const principal = principalOf(request);
         if (principal.kind === 'device' && principal.accountNumber !== param(request, name)) {
-          throw commonErrors.ACCESS_DENIED("This token may not act on another account's resources.");
+          throw authErrors.ACCESS_DENIED("This token may not act on another account's resources.");
         }
         done();
       };
@@ -133,7 +133,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       return (request, _reply, done) => {
         const principal = principalOf(request);
         if (principal.kind === 'device' && principal.userHash !== param(request, name)) {
-          throw commonErrors.ACCESS_DENIED("This token may not act on another user's resources.");
+          throw authErrors.ACCESS_DENIED("This token may not act on another user's resources.");
         }
         done();
       };
@@ -141,7 +141,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
 
     requireOperator(request, _reply, done) {
       if (principalOf(request).kind !== 'operator') {
-        throw commonErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
+        throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
       }
       done();
     },

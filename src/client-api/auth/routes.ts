@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { commonErrors, errorResponses } from '../../core/errors.ts';
+import { authErrors, httpErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import type { ClientApiDeps } from '../deps.ts';
+import type { ClientApi } from '../composition.ts';
+import { deviceErrors } from '../devices/errors.ts';
 import { operation } from '../openapi.ts';
 import { toUserValue } from '../users/service.ts';
+import { authenticationErrors } from './errors.ts';
 import {
   AuthenticateQuery,
   BasicCheck,
@@ -14,7 +16,6 @@ import {
   TokensResponse,
   UserResponse,
 } from './schemas.ts';
-import { createAuthService } from './service.ts';
 import { bearer } from './tokens.ts';
 
 const tag = 'authentication';
@@ -27,23 +28,14 @@ function basicCredentials(request: FastifyRequest): { username: string; password
   const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
   if (colon <= 0) {
-    throw commonErrors.CREDENTIALS_MISSING('HTTP Basic credentials (e-mail and password) are required.', {
+    throw authErrors.CREDENTIALS_MISSING('HTTP Basic credentials (e-mail and password) are required.', {
       headers: { 'www-authenticate': BASIC_CHALLENGE },
     });
   }
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
-  const { repositories } = deps;
-  const auth = createAuthService({
-    config: deps.core.config,
-    users: repositories.users,
-    devices: repositories.devices,
-    sessions: repositories.sessions,
-    signingKeys: deps.signingKeys,
-  });
-
+export function authRoutes(app: App, { auth }: ClientApi): void {
   const checkBasic = async (request: FastifyRequest) => {
     const { username, password } = basicCredentials(request);
     try {
@@ -57,21 +49,27 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
   app.post(
     '/auth/:deviceClass/users/authenticate',
     {
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Authentication_AuthenticateUserAsync',
-          errors: { 401: ['CREDENTIALS_INVALID'], 403: ['DEVICE_DISABLED'], 409: ['DEVICE_LIMIT_REACHED'] },
           code: 'AUTHENTICATE_NMP',
           summary:
             'Signs a user in on a device: registers the device on first sight, opens a session and returns the user and its tokens (auth-only: only checks).',
           tag,
           security: 'none',
-        }),
-        params: DeviceClassParams,
-        querystring: AuthenticateQuery,
-        body: Credential,
-        response: { 200: UserResponse, ...errorResponses(400, 401, 403, 409, 413, 415) },
-      },
+          errors: [
+            authenticationErrors.CREDENTIALS_INVALID,
+            deviceErrors.DEVICE_DISABLED,
+            deviceErrors.DEVICE_LIMIT_REACHED,
+          ],
+        },
+        {
+          params: DeviceClassParams,
+          querystring: AuthenticateQuery,
+          body: Credential,
+          response: { 200: UserResponse },
+        },
+      ),
     },
     async (request) => {
       const result = await auth.authenticate(
@@ -88,18 +86,20 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
     '/auth/:deviceClass/users/authenticate',
     {
       exposeHeadRoute: false,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Authentication_BasicAuthenticateUserAsync',
-          errors: { 401: ['CREDENTIALS_INVALID'], 405: ['METHOD_NOT_ALLOWED'] },
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
           security: 'basic',
-        }),
-        params: DeviceClassParams,
-        response: { 200: BasicCheck, ...errorResponses(400, 401, 405) },
-      },
+          errors: [authenticationErrors.CREDENTIALS_INVALID, httpErrors.METHOD_NOT_ALLOWED],
+        },
+        {
+          params: DeviceClassParams,
+          response: { 200: BasicCheck },
+        },
+      ),
     },
     async (request) => {
       const user = await checkBasic(request);
@@ -112,21 +112,20 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
     {
       // HEAD routes are left out of the document unless asked for.
       config: { swagger: { exposeHeadRoute: true } },
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Authentication_HeadAuthByDeviceClassUsersAuthenticate',
-          errors: { 401: ['CREDENTIALS_INVALID'], 405: ['METHOD_NOT_ALLOWED'] },
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
           security: 'basic',
-        }),
-        params: DeviceClassParams,
-        response: {
-          204: { type: 'null', description: 'Valid credentials.' },
-          ...errorResponses(400, 401, 405),
+          errors: [authenticationErrors.CREDENTIALS_INVALID, httpErrors.METHOD_NOT_ALLOWED],
         },
-      },
+        {
+          params: DeviceClassParams,
+          response: { 204: { type: 'null', description: 'Valid credentials.' } },
+        },
+      ),
     },
     async (request, reply) => {
       await checkBasic(request);
@@ -139,7 +138,7 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
     url: '/auth/:deviceClass/users/authenticate',
     schema: { hide: true },
     handler: async () => {
-      throw commonErrors.METHOD_NOT_ALLOWED(`Allowed: ${AUTHENTICATE_METHODS}.`, {
+      throw httpErrors.METHOD_NOT_ALLOWED(`Allowed: ${AUTHENTICATE_METHODS}.`, {
         headers: { allow: AUTHENTICATE_METHODS },
       });
     },
@@ -148,20 +147,22 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
   app.get(
     '/auth/devices/:deviceClass/:deviceId/tokens',
     {
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Authentication_GetTokensAsync',
-          errors: { 401: ['REFRESH_TOKEN_INVALID'] },
           code: 'GET_TOKENS',
           summary:
             "Fresh tokens for the device's session, authenticated by its refresh token (which rotates).",
           tag,
           security: 'refreshToken',
-        }),
-        params: DeviceTokenParams,
-        querystring: TokenQuery,
-        response: { 200: TokensResponse, ...errorResponses(400, 401) },
-      },
+          errors: [authenticationErrors.REFRESH_TOKEN_INVALID],
+        },
+        {
+          params: DeviceTokenParams,
+          querystring: TokenQuery,
+          response: { 200: TokensResponse },
+        },
+      ),
     },
     async (request) => {
       const { deviceClass, deviceId } = request.params;
@@ -178,19 +179,21 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
   app.get(
     '/auth/devices/:deviceClass/:deviceId/userInfo',
     {
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Authentication_GetUserAsync',
-          errors: { 401: ['REFRESH_TOKEN_INVALID'] },
           code: 'GET_USER_INFO',
           summary: "The session's user and fresh tokens, authenticated by its refresh token (which rotates).",
           tag,
           security: 'refreshToken',
-        }),
-        params: DeviceTokenParams,
-        querystring: TokenQuery,
-        response: { 200: UserResponse, ...errorResponses(400, 401) },
-      },
+          errors: [authenticationErrors.REFRESH_TOKEN_INVALID],
+        },
+        {
+          params: DeviceTokenParams,
+          querystring: TokenQuery,
+          response: { 200: UserResponse },
+        },
+      ),
     },
     async (request) => {
       const { deviceClass, deviceId } = request.params;
@@ -206,9 +209,9 @@ export function registerAuthRoutes(app: App, deps: ClientApiDeps): void {
 }
 
 /** The public keys of the device access tokens, at the root path (outside the base path). */
-export function registerJwksRoute(app: App, deps: ClientApiDeps): void {
+export function jwksRoute(app: App, { signingKeys }: ClientApi): void {
   app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
-    return { keys: await deps.signingKeys.published() };
+    return { keys: await signingKeys.published() };
   });
 }

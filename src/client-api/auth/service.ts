@@ -1,11 +1,12 @@
 import type { Config } from '../../core/config.ts';
-import { commonErrors } from '../../core/errors.ts';
+import { authErrors } from '../../core/errors.ts';
+import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
 import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
-import { accountErrors } from '../errors.ts';
 import type { SessionRepository, SessionRow } from '../sessions/repository.ts';
 import { decoyHash, verifyPassword } from '../users/passwords.ts';
 import { publicUser, type UserRecord, type UserRepository } from '../users/repository.ts';
+import { authenticationErrors } from './errors.ts';
 import type { CredentialValue, TokenOptions, TokensValue } from './schemas.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { newRefreshToken, newSessionId, parseRefreshToken, sameHash, signAccessToken } from './tokens.ts';
@@ -68,7 +69,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       if (await verifyPassword(password, candidate.passwordHash)) return publicUser(candidate);
     }
     if (candidates.length === 0) await verifyPassword(password, await decoyHash());
-    throw accountErrors.CREDENTIALS_INVALID();
+    throw authenticationErrors.CREDENTIALS_INVALID();
   }
 
   /** Registers the device on first sight (enabled, within the account's limit); a disabled one is refused. */
@@ -80,12 +81,12 @@ export function createAuthService({ config, users, devices, sessions, signingKey
   ) {
     const existing = await devices.find(user.accountNumber, credential.deviceId);
     if (existing) {
-      if (existing.enabled !== 1) throw accountErrors.DEVICE_DISABLED();
+      if (existing.enabled !== 1) throw deviceErrors.DEVICE_DISABLED();
       await devices.update(user.accountNumber, credential.deviceId, { last_seen_at: now });
       return existing;
     }
     if ((await devices.countEnabled(user.accountNumber)) >= config.MAX_DEVICES_PER_ACCOUNT) {
-      throw accountErrors.DEVICE_LIMIT_REACHED(
+      throw deviceErrors.DEVICE_LIMIT_REACHED(
         `The account already holds ${config.MAX_DEVICES_PER_ACCOUNT} enabled devices.`,
       );
     }
@@ -110,7 +111,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     return row;
   }
 
-  const refused = () => accountErrors.REFRESH_TOKEN_INVALID();
+  const refused = () => authenticationErrors.REFRESH_TOKEN_INVALID();
 
   return {
     checkCredentials,
@@ -162,7 +163,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       now = Date.now(),
     ) {
       if (!presented) {
-        throw commonErrors.CREDENTIALS_MISSING('The refresh token is required as Authorization: Bearer.', {
+        throw authErrors.CREDENTIALS_MISSING('The refresh token is required as Authorization: Bearer.', {
           headers: { 'www-authenticate': 'Bearer realm="sintonia"' },
         });
       }

@@ -1,9 +1,9 @@
-import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import { contentErrors } from '../content-errors.ts';
-import type { ClientApiDeps } from '../deps.ts';
+import { authenticationErrors } from '../auth/errors.ts';
+import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
-import { createBookmarkRepository } from './repository.ts';
+import { userErrors } from '../users/errors.ts';
+import { bookmarkErrors } from './errors.ts';
 import {
   bookmarkReadParams,
   bookmarkReadQuery,
@@ -11,16 +11,10 @@ import {
   bookmarkSaveQuery,
   bookmarkSchema,
 } from './schemas.ts';
-import { createBookmarkService } from './service.ts';
 
 const tag = 'bookmarks';
 
-export function registerBookmarkRoutes(app: App, deps: ClientApiDeps): void {
-  const { guards, repositories } = deps;
-  const bookmarks = createBookmarkService(
-    createBookmarkRepository(deps.core.database),
-    (account, device, at) => repositories.devices.markPlaying(account, device, at),
-  );
+export function bookmarkRoutes(app: App, { guards, repositories, bookmarks }: ClientApi): void {
   // Access is checked after validation, so a malformed path is 400 whoever calls.
   const access = { onRequest: [guards.authenticate], preHandler: [guards.requireUserHash('userHash')] };
 
@@ -28,20 +22,22 @@ export function registerBookmarkRoutes(app: App, deps: ClientApiDeps): void {
     '/:deviceClass/users/:userHash/bookmarks/:contentId',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Bookmarks_GetBookmarkAsync',
-          errors: { 404: ['BOOKMARK_NOT_FOUND'] },
           code: 'GET_BOOKMARK',
           summary:
             'Last playback position (seconds) of a content item for the user; accountNumber and version narrow it.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: bookmarkReadParams,
-        querystring: bookmarkReadQuery,
-        response: { 200: bookmarkSchema, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [bookmarkErrors.BOOKMARK_NOT_FOUND],
+        },
+        {
+          params: bookmarkReadParams,
+          querystring: bookmarkReadQuery,
+          response: { 200: bookmarkSchema },
+        },
+      ),
     },
     async (request) =>
       bookmarks.read({
@@ -56,32 +52,38 @@ export function registerBookmarkRoutes(app: App, deps: ClientApiDeps): void {
     '/:deviceClass/:deviceId/users/:userHash/bookmarks/:contentId/:offset',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'Bookmarks_AddBookmarkAsync',
-          errors: { 400: ['BOOKMARK_TIME_IN_FUTURE'], 403: ['DEVICE_MISMATCH'], 404: ['USER_NOT_FOUND'] },
           code: 'SAVE_BOOKMARK',
           summary:
             'Saves the last playback position and answers the stored bookmark; with `at`, a save older than the stored one changes nothing (applied=false).',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: bookmarkSaveParams,
-        querystring: bookmarkSaveQuery,
-        response: { 200: bookmarkSchema, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [
+            bookmarkErrors.BOOKMARK_TIME_IN_FUTURE,
+            authenticationErrors.DEVICE_MISMATCH,
+            userErrors.USER_NOT_FOUND,
+          ],
+        },
+        {
+          params: bookmarkSaveParams,
+          querystring: bookmarkSaveQuery,
+          response: { 200: bookmarkSchema },
+        },
+      ),
     },
     async (request) => {
       const { params, query, principal } = request;
       let accountNumber: string;
       if (principal?.kind === 'device') {
         if (principal.deviceId !== params.deviceId) {
-          throw contentErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
+          throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
         }
         accountNumber = principal.accountNumber;
       } else {
         const account = await repositories.accounts.findByUserHash(params.userHash);
-        if (!account) throw contentErrors.USER_NOT_FOUND('No account has this userHash.');
+        if (!account) throw userErrors.USER_NOT_FOUND('No account has this userHash.');
         accountNumber = account.accountNumber;
       }
       return bookmarks.save({

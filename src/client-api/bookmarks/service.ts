@@ -1,4 +1,4 @@
-import { contentErrors } from '../content-errors.ts';
+import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
 import type { Bookmark } from './schemas.ts';
 
@@ -46,13 +46,13 @@ export function createBookmarkService(
   return {
     async read(filter) {
       const row = await repository.find(filter);
-      if (!row) throw contentErrors.BOOKMARK_NOT_FOUND();
+      if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();
       return toBookmark(row);
     },
     async save(save) {
       const time = now();
       if (save.at !== undefined && save.at > time + MAX_CLOCK_SKEW_MS) {
-        throw contentErrors.BOOKMARK_TIME_IN_FUTURE(
+        throw bookmarkErrors.BOOKMARK_TIME_IN_FUTURE(
           `at must not be more than ${MAX_CLOCK_SKEW_MS / 1000} seconds ahead of the server's clock.`,
         );
       }

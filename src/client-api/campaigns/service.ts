@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
-import { commonErrors } from '../../core/errors.ts';
+import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { ContactRepository } from './repository.ts';
 import { forwardedContactSchema } from './schemas.ts';
@@ -39,7 +39,7 @@ export function createCampaignService(
           timeoutMs: config.SUBSYSTEM_TIMEOUT_MS,
         });
         if (!Value.Check(forwardedContactSchema, answer.body)) {
-          throw commonErrors.SUBSYSTEM_ERROR('The campaigns subsystem answered without a contact id.');
+          throw subsystemErrors.SUBSYSTEM_ERROR('The campaigns subsystem answered without a contact id.');
         }
         return answer.body.id;
       }

@@ -1,7 +1,8 @@
-import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import type { ClientApiDeps } from '../deps.ts';
+import { accountErrors } from '../accounts/errors.ts';
+import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
+import { deviceErrors } from './errors.ts';
 import {
   AccountParams,
   DeleteQuery,
@@ -14,37 +15,34 @@ import {
   PlayingDeviceIds,
   QspQuery,
 } from './schemas.ts';
-import { createDeviceService } from './service.ts';
 
 const tag = 'devices';
 
-export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
-  const { guards, repositories } = deps;
-  const devices = createDeviceService(
-    deps.core.config,
-    deps.accountService,
-    repositories.devices,
-    repositories.sessions,
-  );
+const { ACCOUNT_NOT_FOUND } = accountErrors;
+const { DEVICE_NOT_FOUND } = deviceErrors;
+
+export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
   const access = { onRequest: [guards.authenticate, guards.requireAccount('accountNumber')] };
 
   app.get(
     '/accounts/:accountNumber/devices',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_GetValidDevicesAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           code: 'GET_VALID_DEVICES',
           summary: "The account's devices.",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: AccountParams,
-        querystring: QspQuery,
-        response: { 200: DeviceList, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [ACCOUNT_NOT_FOUND],
+        },
+        {
+          params: AccountParams,
+          querystring: QspQuery,
+          response: { 200: DeviceList },
+        },
+      ),
     },
     async (request) => devices.list(request.params.accountNumber),
   );
@@ -53,19 +51,21 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_DeleteMediaPlayersAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           code: 'DELETE_DEVICES',
           summary: "Deletes the account's devices (of one class) that are outside their delete cool-down.",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: AccountParams,
-        querystring: DeleteQuery,
-        response: { 204: { type: 'null', description: 'Deleted.' }, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [ACCOUNT_NOT_FOUND],
+        },
+        {
+          params: AccountParams,
+          querystring: DeleteQuery,
+          response: { 204: { type: 'null', description: 'Deleted.' } },
+        },
+      ),
     },
     async (request, reply) => {
       await devices.removeAll(request.params.accountNumber, request.query.deviceClass);
@@ -78,18 +78,20 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/playing',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_GetPlayingDeviceIdsAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND'] },
           summary: 'Ids of the devices that saved a playback position within the playing window.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: AccountParams,
-        querystring: QspQuery,
-        response: { 200: PlayingDeviceIds, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [ACCOUNT_NOT_FOUND],
+        },
+        {
+          params: AccountParams,
+          querystring: QspQuery,
+          response: { 200: PlayingDeviceIds },
+        },
+      ),
     },
     async (request) => devices.playing(request.params.accountNumber),
   );
@@ -98,19 +100,21 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_GetDeviceAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'] },
           code: 'GET_DEVICES',
           summary: 'One device of the account.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: DeviceParams,
-        querystring: QspQuery,
-        response: { 200: DeviceBase, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
+        },
+        {
+          params: DeviceParams,
+          querystring: QspQuery,
+          response: { 200: DeviceBase },
+        },
+      ),
     },
     async (request) => devices.get(request.params.accountNumber, request.params.mediaPlayerId),
   );
@@ -119,22 +123,21 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_DeleteMediaPlayerAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'], 409: ['DEVICE_DELETE_COOLDOWN'] },
           code: 'DELETE_DEVICE',
           summary: 'Deletes a device and ends its sessions; 409 with Retry-After inside the cool-down.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: DeviceParams,
-        querystring: DeleteQuery,
-        response: {
-          204: { type: 'null', description: 'Deleted.' },
-          ...errorResponses(400, 401, 403, 404, 409),
+          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_DELETE_COOLDOWN],
         },
-      },
+        {
+          params: DeviceParams,
+          querystring: DeleteQuery,
+          response: { 204: { type: 'null', description: 'Deleted.' } },
+        },
+      ),
     },
     async (request, reply) => {
       const { accountNumber, mediaPlayerId } = request.params;
@@ -147,20 +150,22 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId/enabled/:enabled',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_SetMediaPlayerEnabledAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'], 409: ['DEVICE_LIMIT_REACHED'] },
           code: 'SET_DEVICE_STATE',
           summary:
             'Enables (within MAX_DEVICES_PER_ACCOUNT) or disables a device; disabling ends its sessions.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: EnabledParams,
-        querystring: QspQuery,
-        response: { 204: { type: 'null', description: 'Done.' }, ...errorResponses(400, 401, 403, 404, 409) },
-      },
+          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_LIMIT_REACHED],
+        },
+        {
+          params: EnabledParams,
+          querystring: QspQuery,
+          response: { 204: { type: 'null', description: 'Done.' } },
+        },
+      ),
     },
     async (request, reply) => {
       const { accountNumber, mediaPlayerId, enabled } = request.params;
@@ -173,19 +178,21 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId/name',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_GetMediaPlayerNameAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'] },
           code: 'GET_DEVICE_NAME',
           summary: "The device's name.",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: DeviceParams,
-        querystring: QspQuery,
-        response: { 200: DeviceName, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
+        },
+        {
+          params: DeviceParams,
+          querystring: QspQuery,
+          response: { 200: DeviceName },
+        },
+      ),
     },
     async (request) => {
       const device = await devices.get(request.params.accountNumber, request.params.mediaPlayerId);
@@ -199,23 +206,27 @@ export function registerDeviceRoutes(app: App, deps: ClientApiDeps): void {
       ...access,
       // The body's limits are checked by the service so that the error names them (REQUIRED / TOO_LONG).
       attachValidation: true,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_UpdateMediaPlayerNameAsync',
-          errors: {
-            400: ['DEVICE_NAME_REQUIRED', 'DEVICE_NAME_TOO_LONG'],
-            404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND'],
-          },
           code: 'SET_DEVICE_NAME',
           summary: 'Renames a device; the body is the bare new name.',
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: DeviceParams,
-        querystring: QspQuery,
-        body: DeviceNameBody,
-        response: { 200: DeviceName, ...errorResponses(400, 401, 403, 404, 413, 415) },
-      },
+          errors: [
+            deviceErrors.DEVICE_NAME_REQUIRED,
+            deviceErrors.DEVICE_NAME_TOO_LONG,
+            ACCOUNT_NOT_FOUND,
+            DEVICE_NOT_FOUND,
+          ],
+        },
+        {
+          params: DeviceParams,
+          querystring: QspQuery,
+          body: DeviceNameBody,
+          response: { 200: DeviceName },
+        },
+      ),
     },
     async (request) => {
       const failure = request.validationError;

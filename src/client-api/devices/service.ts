@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config.ts';
 import type { AccountService } from '../accounts/service.ts';
-import { accountErrors } from '../errors.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
+import { deviceErrors } from './errors.ts';
 import type { DeviceRepository, DeviceRow } from './repository.ts';
 import { DEVICE_NAME_MAX_LENGTH, type DeviceBaseValue } from './schemas.ts';
 
@@ -28,7 +28,7 @@ export function createDeviceService(
   async function requireDevice(accountNumber: string, deviceId: string): Promise<DeviceRow> {
     await accounts.require(accountNumber);
     const device = await devices.find(accountNumber, deviceId);
-    if (!device) throw accountErrors.DEVICE_NOT_FOUND();
+    if (!device) throw deviceErrors.DEVICE_NOT_FOUND();
     return device;
   }
 
@@ -58,10 +58,10 @@ export function createDeviceService(
     async remove(accountNumber: string, deviceId: string, deviceClass: string | undefined, now = Date.now()) {
       const device = await requireDevice(accountNumber, deviceId);
       if (deviceClass !== undefined && device.device_class !== deviceClass)
-        throw accountErrors.DEVICE_NOT_FOUND();
+        throw deviceErrors.DEVICE_NOT_FOUND();
       const left = cooldownLeft(device, now);
       if (left > 0) {
-        throw accountErrors.DEVICE_DELETE_COOLDOWN(
+        throw deviceErrors.DEVICE_DELETE_COOLDOWN(
           `The device was activated too recently to be deleted; retry in ${left} s.`,
           { headers: { 'retry-after': String(left) } },
         );
@@ -98,7 +98,7 @@ export function createDeviceService(
       if (enabled) {
         if (device.enabled === 1) return;
         if ((await devices.countEnabled(accountNumber)) >= config.MAX_DEVICES_PER_ACCOUNT) {
-          throw accountErrors.DEVICE_LIMIT_REACHED(
+          throw deviceErrors.DEVICE_LIMIT_REACHED(
             `The account already holds ${config.MAX_DEVICES_PER_ACCOUNT} enabled devices.`,
           );
         }
@@ -115,9 +115,9 @@ export function createDeviceService(
       name: unknown,
     ): Promise<{ mediaPlayerId: string; name: string }> {
       const trimmed = typeof name === 'string' ? name.trim() : '';
-      if (trimmed.length === 0) throw accountErrors.DEVICE_NAME_REQUIRED();
+      if (trimmed.length === 0) throw deviceErrors.DEVICE_NAME_REQUIRED();
       if ([...trimmed].length > DEVICE_NAME_MAX_LENGTH) {
-        throw accountErrors.DEVICE_NAME_TOO_LONG(
+        throw deviceErrors.DEVICE_NAME_TOO_LONG(
           `A device name has at most ${DEVICE_NAME_MAX_LENGTH} characters.`,
         );
       }

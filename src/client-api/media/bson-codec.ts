@@ -1,5 +1,5 @@
 import { BSONError, deserialize, Long, serialize } from 'bson';
-import { commonErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import { mediaErrors } from './errors.ts';
 import { deref, type JsonSchema, mainType, nonNullBranch, type SchemaResolver } from './schema.ts';
 
@@ -32,7 +32,7 @@ export function encodeBson(value: unknown): Buffer {
 }
 
 function malformed(detail: string): Error {
-  return commonErrors.MALFORMED_BODY(`The BSON body could not be read: ${detail}.`);
+  return httpErrors.MALFORMED_BODY(`The BSON body could not be read: ${detail}.`);
 }
 
 /** Element sizes of the fixed-width BSON types (type byte → bytes after the key). */

@@ -1,8 +1,8 @@
-import { commonErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import { mediaErrors } from './errors.ts';
 
 function malformed(detail: string): Error {
-  return commonErrors.MALFORMED_BODY(`The JSON body could not be read: ${detail}.`);
+  return httpErrors.MALFORMED_BODY(`The JSON body could not be read: ${detail}.`);
 }
 
 /** Depth and `__proto__` check of a decoded body, shared by the formats that decode without a walk. */

@@ -34,7 +34,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { commonErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/error-handler.ts';
 import { decodeBson } from './bson-codec.ts';
 import { encodeBody, responseSchema } from './encode.ts';
@@ -96,7 +96,7 @@ function installParsers(app: FastifyInstance, options: MediaTypesOptions, resolv
     if (bodySchema(request) === undefined) return done(null, undefined);
     const given = request.headers['content-type'];
     done(
-      commonErrors.UNSUPPORTED_MEDIA_TYPE(
+      httpErrors.UNSUPPORTED_MEDIA_TYPE(
         `${given === undefined ? 'A body without Content-Type' : `The Content-Type ${given}`} is not supported; use application/json, application/bson, application/ubjson or application/xml.`,
       ),
       undefined,
@@ -112,7 +112,7 @@ function negotiateReply(
   reply.header('vary', 'Accept');
   const type = negotiate(request.headers.accept);
   if (type === undefined) {
-    return commonErrors.NOT_ACCEPTABLE(
+    return httpErrors.NOT_ACCEPTABLE(
       'None of the media types in Accept can be produced: application/json, application/bson, application/ubjson, application/xml.',
     );
   }
@@ -165,7 +165,7 @@ async function mediaTypesPlugin(app: FastifyInstance, options: MediaTypesOptions
     app.setNotFoundHandler((request, reply) =>
       sendProblem(
         reply,
-        commonErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
+        httpErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
       ),
     );
   }

@@ -1,4 +1,4 @@
-import { commonErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import { mediaErrors } from './errors.ts';
 import { M, TWO_32 } from './ubjson-markers.ts';
 
@@ -8,7 +8,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 function malformed(detail: string): Error {
-  return commonErrors.MALFORMED_BODY(`The UBJSON body could not be read: ${detail}.`);
+  return httpErrors.MALFORMED_BODY(`The UBJSON body could not be read: ${detail}.`);
 }
 
 class Reader {

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { commonErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import { mediaErrors } from './errors.ts';
 import {
   deref,
@@ -45,7 +45,7 @@ const parser = new XMLParser({
 });
 
 function malformed(detail: string): Error {
-  return commonErrors.MALFORMED_BODY(`The XML body could not be read: ${detail}.`);
+  return httpErrors.MALFORMED_BODY(`The XML body could not be read: ${detail}.`);
 }
 
 /** Element nesting, counted without parsing; a leaf inside maxDepth containers is maxDepth + 1 deep. */

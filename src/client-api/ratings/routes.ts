@@ -1,19 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import { contentErrors } from '../content-errors.ts';
-import type { ClientApiDeps } from '../deps.ts';
+import { authenticationErrors } from '../auth/errors.ts';
+import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
-import { createRatingRepository } from './repository.ts';
+import { userErrors } from '../users/errors.ts';
+import { ratingErrors } from './errors.ts';
 import { ratingParams, ratingQuery, ratingSchema } from './schemas.ts';
-import { createRatingService, type RatingInput } from './service.ts';
+import type { RatingInput } from './service.ts';
 
 const tag = 'ratings';
 
-export function registerRatingRoutes(app: App, deps: ClientApiDeps): void {
-  const { guards, repositories } = deps;
-  const ratings = createRatingService(createRatingRepository(deps.core.database));
-
+export function ratingRoutes(app: App, { guards, repositories, ratings }: ClientApi): void {
   /** Whose rating: a device rates as its own user; an operator names the user. */
   async function rater(
     request: FastifyRequest,
@@ -22,17 +19,17 @@ export function registerRatingRoutes(app: App, deps: ClientApiDeps): void {
     const principal = request.principal;
     if (principal?.kind === 'device') {
       if (query.userId !== undefined && query.userId !== principal.platformUserId) {
-        throw contentErrors.USER_MISMATCH('A device rates as its own user only.');
+        throw authenticationErrors.USER_MISMATCH('A device rates as its own user only.');
       }
       if (query.accountNumber !== undefined && query.accountNumber !== principal.accountNumber) {
-        throw contentErrors.ACCOUNT_MISMATCH();
+        throw authenticationErrors.ACCOUNT_MISMATCH();
       }
       return { userId: principal.platformUserId, accountNumber: principal.accountNumber };
     }
-    if (query.userId === undefined) throw contentErrors.RATING_USER_REQUIRED();
+    if (query.userId === undefined) throw ratingErrors.RATING_USER_REQUIRED();
     const user = await repositories.users.findByPlatformUserId(query.userId);
     if (!user || (query.accountNumber !== undefined && query.accountNumber !== user.accountNumber)) {
-      throw contentErrors.USER_NOT_FOUND('No user has this userId (in this account).');
+      throw userErrors.USER_NOT_FOUND('No user has this userId (in this account).');
     }
     return { userId: user.platformUserId, accountNumber: user.accountNumber };
   }
@@ -45,24 +42,27 @@ export function registerRatingRoutes(app: App, deps: ClientApiDeps): void {
       method,
       url: '/:deviceClass/contents/:module/:contentId/ratings/:rating',
       onRequest: [guards.authenticate],
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id,
-          errors: {
-            400: ['RATING_USER_REQUIRED'],
-            403: ['USER_MISMATCH', 'ACCOUNT_MISMATCH'],
-            404: ['USER_NOT_FOUND'],
-          },
           code: 'SET_RATING',
           summary:
             "Sets the user's rating (1-5) of a content item; answers it with the content's average and count.",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: ratingParams,
-        querystring: ratingQuery,
-        response: { 200: ratingSchema, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [
+            ratingErrors.RATING_USER_REQUIRED,
+            authenticationErrors.USER_MISMATCH,
+            authenticationErrors.ACCOUNT_MISMATCH,
+            userErrors.USER_NOT_FOUND,
+          ],
+        },
+        {
+          params: ratingParams,
+          querystring: ratingQuery,
+          response: { 200: ratingSchema },
+        },
+      ),
       handler: async (request) => {
         const who = await rater(request, request.query);
         return ratings.rate({

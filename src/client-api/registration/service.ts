@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { CoreTables } from '../../core/db/tables.ts';
 import { keyedHash } from '../../core/secrets.ts';
-import { contentErrors } from '../content-errors.ts';
 import { enqueueMail, type MailMessage, type MailTables } from '../mail/outbox.ts';
+import { registrationErrors } from './errors.ts';
 import { countHit, dropOldWindows, type RegistrationTables, recordRequest } from './repository.ts';
 import type { RegistrationAccepted, RegistrationRequest } from './schemas.ts';
 
@@ -53,7 +53,7 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
         if (byClient > deps.limitPerHour || byEmail > deps.limitPerHour) {
           const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - at) / 1000));
           // Thrown inside the transaction: the refused request is not counted.
-          throw contentErrors.REGISTRATION_RATE_LIMITED(
+          throw registrationErrors.REGISTRATION_RATE_LIMITED(
             `At most ${deps.limitPerHour} registration requests per hour per client and per e-mail address.`,
             { headers: { 'retry-after': String(retryAfter) } },
           );

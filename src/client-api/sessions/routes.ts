@@ -1,9 +1,10 @@
-import { errorResponses } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import type { ClientApiDeps } from '../deps.ts';
+import { accountErrors } from '../accounts/errors.ts';
+import type { ClientApi } from '../composition.ts';
+import { deviceErrors } from '../devices/errors.ts';
 import { AccountParams, DeviceParams, QspQuery } from '../devices/schemas.ts';
 import { operation } from '../openapi.ts';
-import { createSessionService } from './service.ts';
+import { sessionErrors } from './errors.ts';
 
 const tag = 'sessions';
 const closed = {
@@ -11,28 +12,28 @@ const closed = {
   description: 'Sessions closed; their tokens are refused from now on.',
 } as const;
 
-export function registerSessionRoutes(app: App, deps: ClientApiDeps): void {
-  const { guards, repositories } = deps;
-  const sessions = createSessionService(deps.accountService, repositories.devices, repositories.sessions);
+export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
   const access = { onRequest: [guards.authenticate, guards.requireAccount('accountNumber')] };
 
   app.delete(
     '/accounts/:accountNumber/sessions',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_TearDownSessionsAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'SESSION_NOT_FOUND'] },
           code: 'DELETE_SESSIONS',
           summary: "Closes the account's sessions of one qspVersion (All: every one).",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: AccountParams,
-        querystring: QspQuery,
-        response: { 204: closed, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [accountErrors.ACCOUNT_NOT_FOUND, sessionErrors.SESSION_NOT_FOUND],
+        },
+        {
+          params: AccountParams,
+          querystring: QspQuery,
+          response: { 204: closed },
+        },
+      ),
     },
     async (request, reply) => {
       await sessions.closeAccountSessions(request.params.accountNumber, request.query.qspVersion);
@@ -44,19 +45,25 @@ export function registerSessionRoutes(app: App, deps: ClientApiDeps): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId/sessions',
     {
       ...access,
-      schema: {
-        ...operation({
+      schema: operation(
+        {
           id: 'AccountManagement_TearDownDeviceSessionsAsync',
-          errors: { 404: ['ACCOUNT_NOT_FOUND', 'DEVICE_NOT_FOUND', 'SESSION_NOT_FOUND'] },
           code: 'DELETE_DEVICE_SESSIONS',
           summary: "Closes one device's sessions of one qspVersion (All: every one).",
           tag,
           security: 'deviceOrOperator',
-        }),
-        params: DeviceParams,
-        querystring: QspQuery,
-        response: { 204: closed, ...errorResponses(400, 401, 403, 404) },
-      },
+          errors: [
+            accountErrors.ACCOUNT_NOT_FOUND,
+            deviceErrors.DEVICE_NOT_FOUND,
+            sessionErrors.SESSION_NOT_FOUND,
+          ],
+        },
+        {
+          params: DeviceParams,
+          querystring: QspQuery,
+          response: { 204: closed },
+        },
+      ),
     },
     async (request, reply) => {
       const { accountNumber, mediaPlayerId } = request.params;

@@ -1,7 +1,8 @@
 import type { AccountService } from '../accounts/service.ts';
 import type { QspVersionValue } from '../common-schemas.ts';
+import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
-import { accountErrors } from '../errors.ts';
+import { sessionErrors } from './errors.ts';
 import type { SessionRepository } from './repository.ts';
 
 /** `All` addresses the sessions of every qspVersion; any other value only its own. */
@@ -17,7 +18,7 @@ export function createSessionService(
     async closeAccountSessions(accountNumber: string, qspVersion: QspVersionValue, now = Date.now()) {
       await accounts.require(accountNumber);
       const closed = await sessions.close({ accountNumber, qspVersion: versionFilter(qspVersion) }, now);
-      if (closed === 0) throw accountErrors.SESSION_NOT_FOUND();
+      if (closed === 0) throw sessionErrors.SESSION_NOT_FOUND();
       return closed;
     },
 
@@ -28,12 +29,12 @@ export function createSessionService(
       now = Date.now(),
     ) {
       await accounts.require(accountNumber);
-      if (!(await devices.find(accountNumber, deviceId))) throw accountErrors.DEVICE_NOT_FOUND();
+      if (!(await devices.find(accountNumber, deviceId))) throw deviceErrors.DEVICE_NOT_FOUND();
       const closed = await sessions.close(
         { accountNumber, deviceId, qspVersion: versionFilter(qspVersion) },
         now,
       );
-      if (closed === 0) throw accountErrors.SESSION_NOT_FOUND();
+      if (closed === 0) throw sessionErrors.SESSION_NOT_FOUND();
       return closed;
     },
   };

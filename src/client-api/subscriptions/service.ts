@@ -1,7 +1,7 @@
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
-import { contentErrors } from '../content-errors.ts';
+import { userErrors } from '../users/errors.ts';
 import type { UserRepository } from '../users/repository.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type Subscription, upstreamSubscriptionSchema } from './schemas.ts';
@@ -31,7 +31,7 @@ export function createSubscriptionService(
   return {
     async enableDth({ platformUserId, codPersona, codOferta }) {
       const user = await users.findByPlatformUserId(platformUserId);
-      if (!user) throw contentErrors.USER_NOT_FOUND('No user has this platformUserId.');
+      if (!user) throw userErrors.USER_NOT_FOUND('No user has this platformUserId.');
       const at = now();
       let enabledAt = at;
       if (remote) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountRepository } from '../accounts/repository.ts';
-import { accountErrors } from '../errors.ts';
+import { userErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import { publicUser, type UserRecord, type UserRepository } from './repository.ts';
 import type { UserValue } from './schemas.ts';
@@ -64,7 +64,7 @@ export function createUserService(accounts: AccountRepository, users: UserReposi
     /** The oldest user with this e-mail; 404 USER_NOT_FOUND. */
     async byEmail(email: string): Promise<UserValue> {
       const [first] = await users.findByEmail(email);
-      if (!first) throw accountErrors.USER_NOT_FOUND();
+      if (!first) throw userErrors.USER_NOT_FOUND('No user has this e-mail address.');
       return toUserValue(publicUser(first));
     },
 

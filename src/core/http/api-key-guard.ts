@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyRecord, ApiKeyStore, KeyClass } from '../api-keys/api-keys.ts';
-import { commonErrors } from '../errors.ts';
+import { authErrors } from '../errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +19,7 @@ export async function authenticateApiKey(
   const presented = request.headers[API_KEY_HEADER];
   if (presented === undefined) return undefined;
   const record = typeof presented === 'string' ? await store.verify(presented) : undefined;
-  if (!record) throw commonErrors.API_KEY_INVALID();
+  if (!record) throw authErrors.API_KEY_INVALID();
   request.apiKey = record;
   return record;
 }
@@ -35,9 +35,9 @@ export function requireApiKey(
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const record = await authenticateApiKey(store, request);
     if (!record)
-      throw commonErrors.CREDENTIALS_MISSING(`An API key is required in the ${API_KEY_HEADER} header.`);
+      throw authErrors.CREDENTIALS_MISSING(`An API key is required in the ${API_KEY_HEADER} header.`);
     if (allowed !== 'any' && !allowed.includes(record.keyClass)) {
-      throw commonErrors.ACCESS_DENIED(`This operation accepts keys of class ${allowed.join(' or ')}.`);
+      throw authErrors.ACCESS_DENIED(`This operation accepts keys of class ${allowed.join(' or ')}.`);
     }
   };
 }

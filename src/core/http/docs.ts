@@ -66,7 +66,7 @@ export async function registerDocs(app: App, serviceName: string): Promise<void>
     uiConfig: {
       // BaseLayout: no top bar with its "explore any URL" box.
       layout: 'BaseLayout',
-      // Off: Swagger UI logs a console error for every deep link holding `_`, as all of area A's ids do.
+      // Off: Swagger UI logs a console error for every deep link holding `_`, as all of the client API's operation ids do.
       deepLinking: false,
       displayOperationId: true,
       displayRequestDuration: true,

@@ -1,21 +1,28 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { commonErrors, type ErrorItem, type ErrorStatus, ProblemError, statusCategories } from '../errors.ts';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type ErrorFactory,
+  type ErrorItem,
+  type ErrorStatus,
+  httpErrors,
+  ProblemError,
+  statusCategories,
+} from '../errors.ts';
 
 /** Fastify's own errors, by status, as the family's error types. */
-const frameworkTypes: Partial<Record<number, keyof typeof commonErrors.catalogue>> = {
-  400: 'MALFORMED_BODY',
-  404: 'ROUTE_NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
-  413: 'BODY_TOO_LARGE',
-  414: 'PATH_TOO_LONG',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
+const frameworkTypes: Partial<Record<number, ErrorFactory>> = {
+  400: httpErrors.MALFORMED_BODY,
+  404: httpErrors.ROUTE_NOT_FOUND,
+  405: httpErrors.METHOD_NOT_ALLOWED,
+  406: httpErrors.NOT_ACCEPTABLE,
+  413: httpErrors.BODY_TOO_LARGE,
+  414: httpErrors.PATH_TOO_LONG,
+  415: httpErrors.UNSUPPORTED_MEDIA_TYPE,
+  429: httpErrors.RATE_LIMITED,
 };
 
 /** Fastify's errors whose status alone does not say what went wrong, by their code. */
-const frameworkCodes: Partial<Record<string, keyof typeof commonErrors.catalogue>> = {
-  FST_ERR_BAD_URL: 'MALFORMED_PATH',
+const frameworkCodes: Partial<Record<string, ErrorFactory>> = {
+  FST_ERR_BAD_URL: httpErrors.MALFORMED_PATH,
 };
 
 interface ValidationFailure {
@@ -35,20 +42,42 @@ export function validationItems(context: string, failures: ValidationFailure[]):
   });
 }
 
-/** Turns whatever was thrown into a ProblemError; an unexpected fault becomes a bare 500. */
-export function toProblem(error: unknown): { problem: ProblemError; unexpected: boolean } {
+/** How one service answers what the family's defaults do not: its validation and its unexpected faults. */
+export interface ProblemPolicy {
+  /** The answer to a failed schema check (`context`: body, params, querystring, headers). */
+  validation(context: string, items: ErrorItem[]): ProblemError;
+  /** The answer to an unexpected fault; its details are logged, never sent. */
+  unexpected(): ProblemError;
+}
+
+export const familyPolicy: ProblemPolicy = {
+  validation: (_context, items) =>
+    httpErrors.VALIDATION_ERROR(items.map((item) => item.message).join('; '), { errors: items }),
+  unexpected: () => httpErrors.INTERNAL_ERROR(),
+};
+
+export interface ProblemTranslation {
+  problem: ProblemError;
+  /** An unexpected fault: logged with its stack at error level; its details never reach the client. */
+  unexpected: boolean;
+}
+
+/** Turns whatever was thrown into the answer the client gets. */
+export function toProblem(error: unknown, policy: ProblemPolicy = familyPolicy): ProblemTranslation {
   if (error instanceof ProblemError) return { problem: error, unexpected: false };
   const fastifyError = error as Partial<FastifyError>;
   if (Array.isArray(fastifyError.validation)) {
-    const errors = validationItems(fastifyError.validationContext ?? 'request', fastifyError.validation);
-    const problem = commonErrors.VALIDATION_ERROR(errors.map((item) => item.message).join('; '), { errors });
-    return { problem, unexpected: false };
+    const context = fastifyError.validationContext ?? 'request';
+    return {
+      problem: policy.validation(context, validationItems(context, fastifyError.validation)),
+      unexpected: false,
+    };
   }
   const status = fastifyError.statusCode;
-  const type =
+  const factory =
     (fastifyError.code === undefined ? undefined : frameworkCodes[fastifyError.code]) ??
     (status === undefined ? undefined : frameworkTypes[status]);
-  if (type) return { problem: commonErrors[type](), unexpected: false };
+  if (factory) return { problem: factory(), unexpected: false };
   if (status !== undefined && status >= 400 && status < 500 && status in statusCategories) {
     const problem = new ProblemError(
       status as ErrorStatus,
@@ -57,34 +86,7 @@ export function toProblem(error: unknown): { problem: ProblemError; unexpected: 
     );
     return { problem, unexpected: false };
   }
-  return { problem: commonErrors.INTERNAL_ERROR(), unexpected: true };
-}
-
-export interface ProblemTranslation {
-  problem: ProblemError;
-  /** An unexpected fault: logged with its stack at error level; its details never reach the client. */
-  unexpected: boolean;
-}
-
-/** A service's own translation of what was thrown; undefined passes the error to the next one. */
-export type ErrorManager = (error: unknown) => ProblemTranslation | undefined;
-
-const errorManagers = new WeakMap<FastifyInstance, ErrorManager[]>();
-
-/**
- * Lets a service translate errors its own way (area C's error managers) before the family default;
- * the first manager that answers wins. Call with the app given to the service's `register`.
- */
-export function addErrorManagers(app: FastifyInstance, ...managers: ErrorManager[]): void {
-  errorManagers.set(app, [...(errorManagers.get(app) ?? []), ...managers]);
-}
-
-function translate(app: FastifyInstance, error: unknown): ProblemTranslation {
-  for (const manager of errorManagers.get(app) ?? []) {
-    const translation = manager(error);
-    if (translation) return translation;
-  }
-  return toProblem(error);
+  return { problem: policy.unexpected(), unexpected: true };
 }
 
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
@@ -106,18 +108,23 @@ export function answerFrameworkError(
   return sendProblem(reply.header('x-request-id', request.id), problem);
 }
 
-/** The one error handler and not-found handler of every service of the family. */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { problem, unexpected } = translate(app, error);
+/**
+ * An error handler for `setErrorHandler`: the family's by default; a service that answers its own way
+ * sets one with its policy on its own scope.
+ */
+export function problemHandler(policy: ProblemPolicy = familyPolicy) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { problem, unexpected } = toProblem(error, policy);
     if (unexpected) request.log.error({ err: error }, 'unexpected error');
     else if (problem.status >= 500) request.log.warn({ err: error }, problem.message);
     return sendProblem(reply, problem);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      commonErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
-    ),
+  };
+}
+
+/** The answer to a path no route has. */
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(
+    reply,
+    httpErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
   );
 }

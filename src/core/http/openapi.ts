@@ -83,11 +83,53 @@ function withCoreOperationIds(transform: Transform | undefined): Transform {
   };
 }
 
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A response schema that refers to a shared one keeps only the reference: the error responses give
+ * their description and headers beside `$ref` (route-errors.ts), which the generator copies into the
+ * schema as well as onto the response.
+ */
+function bareReferences(document: Json): Json {
+  const bare = (schema: unknown) =>
+    isObject(schema) && typeof schema.$ref === 'string' ? { $ref: schema.$ref } : schema;
+  for (const operations of Object.values(isObject(document.paths) ? document.paths : {})) {
+    for (const operation of Object.values(isObject(operations) ? operations : {})) {
+      const responses = isObject(operation) && isObject(operation.responses) ? operation.responses : {};
+      for (const response of Object.values(responses)) {
+        if (!isObject(response)) continue;
+        if ('schema' in response) response.schema = bare(response.schema);
+        for (const media of Object.values(isObject(response.content) ? response.content : {})) {
+          if (isObject(media)) media.schema = bare(media.schema);
+        }
+      }
+    }
+  }
+  return document;
+}
+
+type TransformObject = NonNullable<FastifyDynamicSwaggerOptions['transformObject']>;
+
+function withBareReferences(transformObject: TransformObject | undefined): TransformObject {
+  return (input) => {
+    const document = (
+      transformObject
+        ? transformObject(input)
+        : 'swaggerObject' in input
+          ? input.swaggerObject
+          : input.openapiObject
+    ) as Json;
+    return bareReferences(document) as ReturnType<TransformObject>;
+  };
+}
+
 /** Registers the generator; must run before the service's routes are added. */
 export async function registerOpenApi(app: App, definition: OpenApiDefinition): Promise<void> {
   const base = {
     transform: withCoreOperationIds(definition.transform),
-    transformObject: definition.transformObject,
+    transformObject: withBareReferences(definition.transformObject),
     refResolver: {
       buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, index: number) =>
         String(json.$id ?? `def-${index}`),

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import ajvFormats from 'ajv-formats';
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyPluginAsync,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyReply,
@@ -15,10 +16,10 @@ import type { Logger } from 'pino';
 import Type from 'typebox';
 import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
-import { commonErrors, errorBodySchema } from '../errors.ts';
+import { errorBodySchema, httpErrors } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
 import { registerDocs } from './docs.ts';
-import { answerFrameworkError, installErrorHandling, sendProblem } from './error-handler.ts';
+import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
 import { lazyRequestLogger, requestIdSource } from './request-logger.ts';
@@ -31,18 +32,27 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+/** A service's composition root: builds its repositories, services and workers, registers its routes. */
+export type ServicePlugin = FastifyPluginAsync<{ core: Core }>;
+
 export interface ServiceDefinition {
   name: ServiceName;
   /** Who may read /metrics: anyone who can reach the port, or any valid API key. */
   metricsAccess: 'open' | KeyClass[] | 'any';
   /** The service's API document (or a function of the configuration giving it); paths come from the routes' schemas. */
   openapi?: OpenApiSource;
-  /** Registers the service's routes and hooks on the app. */
-  register(app: App, core: Core): Promise<void>;
-  /** Runs once the app is closing (workers to stop, sockets to end). */
-  onClose?(): Promise<void>;
+  /**
+   * The service itself, registered as an encapsulated Fastify plugin: whatever it starts (workers,
+   * timers, sockets) it stops in its own `onClose` hook.
+   */
+  plugin: ServicePlugin;
   /** Loads this service's part of the demo data set; returns what to print (credentials, ids). */
   seedDemo?(core: Core): Promise<Record<string, unknown>>;
+}
+
+/** The app a service plugin registers its routes on: Fastify typed by the TypeBox schemas. */
+export function typed(instance: FastifyInstance): App {
+  return instance.withTypeProvider<TypeBoxTypeProvider>();
 }
 
 /** A request id from the caller is kept when it is a sane token; otherwise a new one is made. */
@@ -132,11 +142,12 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     if (core.lifecycle.draining) reply.header('connection', 'close');
     done();
   });
-  installErrorHandling(app);
+  app.setErrorHandler(problemHandler());
+  app.setNotFoundHandler(notFoundHandler);
   const metrics = installMetrics(service.name);
   // One info line per request, at its end, and the duration histogram, from one hook. The line holds
   // only fields built here (path with query values masked, no headers), so it is written through a
-  // logger without redaction: the redaction walk cost ~5 µs per line (bench/, issue 9). A route's own
+  // logger without redaction: the redaction walk cost ~5 µs per line in the benchmark. A route's own
   // logLevel still silences it.
   const accessLog = app.log.child({}, { redact: [] as string[] });
   record = (request, reply) => {
@@ -163,10 +174,6 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     closing = true;
     done();
   });
-  if (service.onClose) {
-    const onClose = service.onClose;
-    app.addHook('onClose', async () => onClose());
-  }
 
   const healthSchema = Type.Object({
     status: Type.String(),
@@ -184,7 +191,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     },
     async (_request, reply) => {
       if (!(await core.database.ping())) {
-        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
+        return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
       }
       return { status: 'ok', service: service.name, database: core.database.dialect };
     },
@@ -199,10 +206,9 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       },
     },
     async (_request, reply) => {
-      if (closing)
-        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
+      if (closing) return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
       if (!(await core.database.ping())) {
-        return sendProblem(reply, commonErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
+        return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
       }
       return { status: 'ready', service: service.name, database: core.database.dialect };
     },
@@ -221,7 +227,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
 
-  await service.register(app, core);
+  await app.register(service.plugin, { core });
   if (openapi) {
     serveOpenApiDocument(app, openapi);
     await registerDocs(app, service.name);

@@ -1,4 +1,4 @@
-import { commonErrors } from '../errors.ts';
+import { subsystemErrors } from '../errors.ts';
 
 export interface SubsystemCall {
   /** Names the subsystem in the error message and logs (`campaigns`, `ad-decision`, `directline`…). */
@@ -44,16 +44,16 @@ export async function callSubsystem<T>(
     });
   } catch (error) {
     const reason = timeout.aborted ? `did not answer within ${call.timeoutMs} ms` : 'could not be reached';
-    throw commonErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem ${reason}.`, { cause: error });
+    throw subsystemErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem ${reason}.`, { cause: error });
   }
   if (!response.ok && !acceptStatuses.includes(response.status)) {
     const detail = await response.text().catch(() => '');
-    throw commonErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem answered ${response.status}.`, {
+    throw subsystemErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem answered ${response.status}.`, {
       cause: new Error(`${call.subsystem} ${response.status}: ${detail.slice(0, 500)}`),
     });
   }
   const text = await response.text().catch((error: unknown) => {
-    throw commonErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem broke off its answer.`, {
+    throw subsystemErrors.SUBSYSTEM_ERROR(`The ${call.subsystem} subsystem broke off its answer.`, {
       cause: error,
     });
   });
@@ -61,7 +61,7 @@ export async function callSubsystem<T>(
   try {
     return { status: response.status, headers: response.headers, body: JSON.parse(text) as T };
   } catch (error) {
-    throw commonErrors.SUBSYSTEM_ERROR(
+    throw subsystemErrors.SUBSYSTEM_ERROR(
       `The ${call.subsystem} subsystem answered with a body that is not JSON.`,
       {
         cause: error,

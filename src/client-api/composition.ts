@@ -1,0 +1,88 @@
+import type { Core } from '../core/core.ts';
+import { createAccountRepository } from './accounts/repository.ts';
+import { createAccountService } from './accounts/service.ts';
+import { createAdBreakRepository } from './ad-info/repository.ts';
+import { createAdInfoService } from './ad-info/service.ts';
+import { createGuards } from './auth/guards.ts';
+import { createAuthService } from './auth/service.ts';
+import { createSigningKeys } from './auth/signing-keys.ts';
+import { createBookmarkRepository } from './bookmarks/repository.ts';
+import { createBookmarkService } from './bookmarks/service.ts';
+import { createContactRepository } from './campaigns/repository.ts';
+import { createCampaignService } from './campaigns/service.ts';
+import { createDeviceRepository } from './devices/repository.ts';
+import { createDeviceService } from './devices/service.ts';
+import { OUTBOX_KEY_PURPOSE } from './mail/outbox.ts';
+import { createMailTransport } from './mail/transport.ts';
+import { createMailWorker } from './mail/worker.ts';
+import { createRatingRepository } from './ratings/repository.ts';
+import { createRatingService } from './ratings/service.ts';
+import { createRegistrationService } from './registration/service.ts';
+import { createSessionRepository } from './sessions/repository.ts';
+import { createSessionService } from './sessions/service.ts';
+import { createSubscriptionRepository } from './subscriptions/repository.ts';
+import { createSubscriptionService } from './subscriptions/service.ts';
+import { createUserRepository } from './users/repository.ts';
+import { createUserService } from './users/service.ts';
+
+/**
+ * The client API's one composition root: every repository, service, guard and worker, built once per
+ * app (service.ts) or per admin command. Routes receive what this returns and build nothing.
+ * The mail worker is built here but started and stopped by the service plugin.
+ */
+export function composeClientApi(core: Core) {
+  const { config, database } = core;
+  const repositories = {
+    accounts: createAccountRepository(database),
+    users: createUserRepository(database),
+    devices: createDeviceRepository(database),
+    sessions: createSessionRepository(database),
+  };
+  const signingKeys = createSigningKeys(core);
+  const accountService = createAccountService(core, repositories.accounts);
+  const mailWorker = createMailWorker({
+    db: database.db.withTables(),
+    key: core.key(OUTBOX_KEY_PURPOSE),
+    transport: createMailTransport(config),
+    logger: core.logger.child({ component: 'mail-worker' }),
+    config,
+  });
+  return {
+    core,
+    repositories,
+    signingKeys,
+    mailWorker,
+    guards: createGuards(core, signingKeys, repositories.sessions),
+    accounts: accountService,
+    users: createUserService(repositories.accounts, repositories.users),
+    devices: createDeviceService(config, accountService, repositories.devices, repositories.sessions),
+    sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
+    auth: createAuthService({
+      config,
+      users: repositories.users,
+      devices: repositories.devices,
+      sessions: repositories.sessions,
+      signingKeys,
+    }),
+    bookmarks: createBookmarkService(createBookmarkRepository(database), (account, device, at) =>
+      repositories.devices.markPlaying(account, device, at),
+    ),
+    ratings: createRatingService(createRatingRepository(database)),
+    registration: createRegistrationService({
+      db: database.db.withTables(),
+      outboxKey: core.key(OUTBOX_KEY_PURPOSE),
+      hashKey: core.key('registration-rate-limit'),
+      limitPerHour: config.REGISTRATION_RATE_LIMIT,
+      onQueued: () => mailWorker.kick(),
+    }),
+    campaigns: createCampaignService(createContactRepository(database), config),
+    subscriptions: createSubscriptionService(
+      createSubscriptionRepository(database),
+      repositories.users,
+      config,
+    ),
+    adInfo: createAdInfoService(createAdBreakRepository(database), config),
+  };
+}
+
+export type ClientApi = ReturnType<typeof composeClientApi>;

@@ -24,7 +24,7 @@ const swaggerService: ServiceDefinition = {
       securityDefinitions: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
     },
   },
-  async register(app) {
+  async plugin(app) {
     await app.register(async (scope) => scope.get('/ping', ping, async () => ({ pong: true })), {
       prefix: '/base',
     });
@@ -44,7 +44,7 @@ const openApiService: ServiceDefinition = {
       servers: [{ url: 'https://agents.example.com/' }],
     },
   },
-  async register(app) {
+  async plugin(app) {
     app.get('/ping', ping, async () => ({ pong: true }));
   },
 };
@@ -52,7 +52,7 @@ const openApiService: ServiceDefinition = {
 const undocumented: ServiceDefinition = {
   name: 'assistant-auth',
   metricsAccess: 'open',
-  async register() {},
+  async plugin() {},
 };
 
 describe('GET /docs (API reference page)', () => {

@@ -6,7 +6,7 @@ import { capturingLogger, createTestCore, type TestCore } from '../helpers/harne
 const probe: ServiceDefinition = {
   name: 'agents',
   metricsAccess: 'open',
-  async register(app) {
+  async plugin(app) {
     app.get('/hello', async (request) => {
       request.log.info('inside the handler');
       return { hello: 'world' };

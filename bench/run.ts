@@ -4,14 +4,19 @@
  *
  * Generates the data set, then runs the bare baseline and the real client-api, each alone in its own
  * process in turn, loads every hot path with autocannon (its own process, 127.0.0.1 only, bounded in
- * time) and prints one table; the same figures are written as JSON under bench/results/. A full run
- * does this in 3 rounds (bare, client-api, bare, client-api…) and reports each path's median round: on a
- * shared 2-core machine one 10 s measure moves by ±30% from one minute to the next.
+ * time) and prints one table. A full run does this in 3 rounds (bare, client-api, bare, client-api…) and
+ * reports each path's median round: on a shared 2-core machine one 10 s measure moves by ±30% from one
+ * minute to the next.
+ *
+ * The same figures, with every round's, are written as JSON to `--out FILE`, by default to
+ * `data/bench/` of this checkout (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored
+ * data folder, because measurements belong to the machine and the moment that made them, not to the
+ * source tree.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
@@ -41,6 +46,8 @@ const { values } = parseArgs({
 });
 
 const quick = values.quick === true;
+/** Where results go unless `--out` says otherwise: the checkout's git-ignored data folder. */
+const resultsDir = join(root, 'data', 'bench');
 const durationSeconds = Number(values.duration ?? (quick ? 1 : 10));
 const warmupSeconds = Number(values.warmup ?? (quick ? 0 : 3));
 const connections = Number(values.connections);
@@ -196,10 +203,9 @@ try {
   };
   process.stdout.write(`\n${formatTable(results)}\n`);
   if (codecs) process.stdout.write(`\ncodecs (bench/codecs.ts):\n${formatCodecTable(codecs)}\n`);
-  const resultsDir = join(root, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
   const out =
     values.out ?? join(resultsDir, quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+  mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`\nwritten to ${out}\n`);
 } finally {

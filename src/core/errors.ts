@@ -93,8 +93,13 @@ export type ErrorFactory = ErrorSpec & ((message?: string, options?: ProblemOpti
 
 type CatalogueEntry = readonly [ErrorStatus, string] | readonly [ErrorStatus, string, readonly ErrorHeader[]];
 
-/** Types defined so far, by `service:type`: one type has one meaning within a service. */
-const definedTypes = new Map<string, string>();
+/** Every entry defined so far, by `service:type`: one type has one meaning within a service. */
+const defined = new Map<string, ErrorSpec>();
+
+/** Every error type the loaded catalogues define, for checks and documents. */
+export function definedErrors(): readonly ErrorSpec[] {
+  return [...defined.values()];
+}
 
 /**
  * Declares one domain's closed set of error types with their status, default message and the headers
@@ -109,13 +114,13 @@ export function defineErrors<C extends Record<string, CatalogueEntry>>(
   const factories: Record<string, ErrorFactory> = {};
   for (const [type, [status, fallback, headers = []]] of Object.entries(catalogue)) {
     for (const scope of new Set([service, 'family'])) {
-      const earlier = definedTypes.get(`${scope}:${type}`);
-      if (earlier !== undefined && earlier !== domain) {
-        throw new Error(`Error type ${type} is defined twice: in ${earlier} and in ${domain}.`);
+      const earlier = defined.get(`${scope}:${type}`);
+      if (earlier !== undefined) {
+        throw new Error(`Error type ${type} is defined twice: in ${earlier.domain} and in ${domain}.`);
       }
     }
-    definedTypes.set(`${service}:${type}`, domain);
     const spec: ErrorSpec = { type, status, message: fallback, headers, domain };
+    defined.set(`${service}:${type}`, spec);
     const factory = (message?: string, options?: ProblemOptions) =>
       new ProblemError(status, type, message ?? fallback, options);
     factories[type] = Object.assign(factory, spec);

@@ -14,6 +14,8 @@ export interface RouteSchema {
   headers?: unknown;
   body?: unknown;
   response?: Record<number | string, unknown>;
+  /** Whatever else a Fastify or OpenAPI schema holds (summary, tags, security…). */
+  [keyword: string]: unknown;
 }
 
 /** Errors a route answers because of what it reads, without naming them: validation and the body. */

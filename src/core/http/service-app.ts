@@ -4,9 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import ajvFormats from 'ajv-formats';
 import Fastify, {
   type FastifyBaseLogger,
-  type FastifyPluginAsync,
   type FastifyHttpOptions,
   type FastifyInstance,
+  type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
   LogController,
@@ -16,13 +16,14 @@ import type { Logger } from 'pino';
 import Type from 'typebox';
 import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
-import { errorBodySchema, httpErrors } from '../errors.ts';
+import { authErrors, errorBodySchema, httpErrors } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
 import { lazyRequestLogger, requestIdSource } from './request-logger.ts';
+import { withErrors } from './route-errors.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -183,11 +184,14 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   app.get(
     '/healthz',
     {
-      schema: {
-        summary: 'Liveness: the process answers and says whether the database does.',
-        tags: ['monitoring'],
-        response: { 200: healthSchema, 503: errorBodySchema },
-      },
+      schema: withErrors(
+        {
+          summary: 'Liveness: the process answers and says whether the database does.',
+          tags: ['monitoring'],
+          response: { 200: healthSchema },
+        },
+        [httpErrors.SERVICE_UNAVAILABLE],
+      ),
     },
     async (_request, reply) => {
       if (!(await core.database.ping())) {
@@ -199,11 +203,14 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   app.get(
     '/readyz',
     {
-      schema: {
-        summary: 'Readiness: migrated, database answering and not shutting down.',
-        tags: ['monitoring'],
-        response: { 200: healthSchema, 503: errorBodySchema },
-      },
+      schema: withErrors(
+        {
+          summary: 'Readiness: migrated, database answering and not shutting down.',
+          tags: ['monitoring'],
+          response: { 200: healthSchema },
+        },
+        [httpErrors.SERVICE_UNAVAILABLE],
+      ),
     },
     async (_request, reply) => {
       if (closing) return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
@@ -217,11 +224,20 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     '/metrics',
     {
       onRequest: service.metricsAccess === 'open' ? [] : [requireApiKey(core.apiKeys, service.metricsAccess)],
-      schema: {
-        summary: 'Prometheus metrics (text exposition format).',
-        tags: ['monitoring'],
-        produces: ['text/plain'],
-      },
+      schema: withErrors(
+        {
+          summary: 'Prometheus metrics (text exposition format).',
+          tags: ['monitoring'],
+          produces: ['text/plain'],
+        },
+        service.metricsAccess === 'open'
+          ? []
+          : [
+              authErrors.CREDENTIALS_MISSING,
+              authErrors.API_KEY_INVALID,
+              ...(service.metricsAccess === 'any' ? [] : [authErrors.ACCESS_DENIED]),
+            ],
+      ),
     },
     async (_request, reply) =>
       reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),

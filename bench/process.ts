@@ -14,7 +14,7 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts a server process (TypeScript through tsx) and waits until GET readyPath answers 200. */
+/** Starts a server process (the arguments say which: the compiled CLI, a baseline script) and waits until GET readyPath answers 200. */
 export async function startServer(options: {
   args: string[];
   env: Record<string, string>;

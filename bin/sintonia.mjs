@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader: no build step between `npm ci` and use.
-import { register } from 'tsx/esm/api';
+// Runs the compiled CLI in dist/ on plain Node. dist/ comes from `npm run build`, which `npm ci` runs
+// (the `prepare` script) and `npm test` runs again before the tests.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('sintonia: dist/ is not built; run `npm run build` (or `npm ci`) first\n');
+  process.exit(1);
+}
+const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

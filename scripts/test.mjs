@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The test command: every test on SQLite, then every database test again on a throwaway PostgreSQL
-// cluster made from the machine's own server binaries. Prints which databases the run covered.
+// The test command: builds dist/, then every test on SQLite, then every database test again on a throwaway
+// PostgreSQL cluster made from the machine's own server binaries. Prints which databases the run covered.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -123,6 +123,20 @@ async function startPostgres(pgInfo) {
       }
     },
   };
+}
+
+// The tests that run `sintonia` (bin/sintonia.mjs) run the compiled dist/: built here from the current
+// sources, so that they never exercise a stale build. Emit only: the type check is `npm run typecheck`.
+process.stdout.write('=== build: dist/ from src/ ===\n');
+const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--no-check'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (build.status !== 0) {
+  process.stdout.write(
+    '\n=== summary ===\nthe build of dist/ failed (above): no test ran\n0 passed, 1 failed\n',
+  );
+  process.exit(1);
 }
 
 const results = [];

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type Config, loadConfig } from '../core/config.ts';
-import { type Core, createLogger, openCore } from '../core/core.ts';
+import type { Config } from '../core/config.ts';
+import type { Core } from '../core/core.ts';
 
 /** A usage mistake: printed as is, exit code 2. */
 export class UsageError extends Error {}
@@ -52,10 +52,12 @@ export function contextFor(
     args,
     config,
     async core() {
-      opened.core ??= await openCore(config, { logger: createLogger(config, logTo) });
+      if (!opened.core) {
+        // Imported when a command first opens the core, not at the top: `sintonia --help` never loads it.
+        const { createLogger, openCore } = await import('../core/core.ts');
+        opened.core = await openCore(config, { logger: createLogger(config, logTo) });
+      }
       return opened.core;
     },
   };
 }
-
-export { loadConfig };

@@ -1,32 +1,144 @@
-import { ConfigError, loadConfig } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
-import { assistantAuthCommands } from './assistant-auth-commands.ts';
-import { clientApiCommands } from './client-api-commands.ts';
 import { type Command, contextFor, UsageError } from './command.ts';
-import { contentCommands } from './content-commands.ts';
-import { coreCommands } from './core-commands.ts';
-import { directLineCommands } from './directline-commands.ts';
-import { loadDemo, serveCommand } from './serve-command.ts';
+
+/**
+ * A command of the list below: its name, usage and summary are spelled here, and its module (with the
+ * services, the database drivers, TypeBox…) is imported only when the command runs, so `sintonia --help`
+ * and an unknown command load none of them.
+ */
+interface LazyCommand extends Command {
+  load(): Promise<Command>;
+}
+
+function lazy(
+  load: () => Promise<Command[]>,
+  { name, usage, summary }: Pick<Command, 'name' | 'usage' | 'summary'>,
+): LazyCommand {
+  const implementation = async () => {
+    const found = (await load()).find((command) => command.name === name);
+    if (!found) throw new Error(`the module of command "${name}" does not define it`);
+    return found;
+  };
+  return {
+    name,
+    usage,
+    summary,
+    load: implementation,
+    async run(context) {
+      return (await implementation()).run(context);
+    },
+  };
+}
+
+const serve = async () => [(await import('./serve-command.ts')).serveCommand];
+const core = async () => (await import('./core-commands.ts')).coreCommands;
+const assistantAuth = async () => (await import('./assistant-auth-commands.ts')).assistantAuthCommands;
+const directLine = async () => (await import('./directline-commands.ts')).directLineCommands;
+const clientApi = async () => (await import('./client-api-commands.ts')).clientApiCommands;
+const content = async () => (await import('./content-commands.ts')).contentCommands;
+
+/**
+ * Copies of `serviceNames` (core/core.ts), `keyClasses` (core/api-keys/api-keys.ts), `contentsTypes`
+ * (client-api/ad-info/schemas.ts) and the ad-break positions (content-commands.ts): the help text loads
+ * none of those modules.
+ */
+const services = 'client-api,assistant-auth,agents';
+const keyClasses = 'runtime|gateway|client|backoffice';
+const contents = 'Voditems|Events|Channels|Commercials|U7d|Npvr|Ltcu';
+const positions = 'preroll|midroll|postroll';
 
 const seedDemoCommand: Command = {
   name: 'seed-demo',
   usage: 'seed-demo',
   summary: 'Load the demo data set (keys, accounts, users…) and print its credentials.',
   async run(context) {
+    const { loadDemo } = await import('./serve-command.ts');
     return loadDemo(await context.core());
   },
 };
 
 /** Every command of the `sintonia` bin, in the order `sintonia help` lists them. */
 export const commands: Command[] = [
-  serveCommand,
-  ...coreCommands,
-  ...assistantAuthCommands,
-  ...directLineCommands,
-  ...clientApiCommands,
-  ...contentCommands,
+  lazy(serve, {
+    name: 'serve',
+    usage: `serve [--service ${services}]`,
+    summary: 'Run the services (all three by default) until SIGTERM or SIGINT.',
+  }),
+  lazy(core, {
+    name: 'migrate',
+    usage: 'migrate',
+    summary: 'Apply pending database migrations (also done at every start).',
+  }),
+  lazy(core, {
+    name: 'key create',
+    usage: `key create --class ${keyClasses} --name NAME`,
+    summary: 'Create an API key; the key is printed this once and stored only as a hash.',
+  }),
+  lazy(core, { name: 'key list', usage: 'key list', summary: 'List API keys (never their secrets).' }),
+  lazy(core, {
+    name: 'key revoke',
+    usage: 'key revoke ID',
+    summary: 'Revoke an API key; every process refuses it on its next request.',
+  }),
+  lazy(assistantAuth, {
+    name: 'signing-key rotate',
+    usage: 'signing-key rotate',
+    summary:
+      "Rotate the assistant's signing keys: the new ones are published now and sign after SIGNING_KEY_PUBLISH_LEAD.",
+  }),
+  lazy(assistantAuth, {
+    name: 'callback-param',
+    usage: 'callback-param --payload JSON',
+    summary:
+      'Seal a gateway callback parameter `data` from {identity, channel, phoneNumber?, exp?, nonce?} (exp and nonce filled in when absent).',
+  }),
+  lazy(directLine, {
+    name: 'directline-secret',
+    usage: 'directline-secret',
+    summary:
+      'Print the embedded Direct Line channel’s secret (Bearer of /v3/directline/tokens/generate); it follows the master key.',
+  }),
+  lazy(clientApi, {
+    name: 'account create',
+    usage: 'account create --account-number N',
+    summary: 'Create a client-api account; prints its number and userHash.',
+  }),
+  lazy(clientApi, {
+    name: 'user create',
+    usage: 'user create --account N --email E --password P [--profile NAME …]',
+    summary: 'Create a user of an account (password stored as a scrypt hash); prints the user.',
+  }),
+  lazy(content, {
+    name: 'ad-break set',
+    usage: `ad-break set --contents ${contents} --content ID --position ${positions} --offset SECONDS --max-ads N`,
+    summary:
+      "Set an ad break of a content in the local ad table (replaces the contents type's default breaks).",
+  }),
+  lazy(content, {
+    name: 'ad-break delete',
+    usage: `ad-break delete --contents ${contents} --content ID --position ${positions} --offset SECONDS`,
+    summary: 'Remove an ad break of a content from the local ad table.',
+  }),
+  lazy(content, {
+    name: 'ad-break list',
+    usage: `ad-break list --contents ${contents} --content ID`,
+    summary: 'List the ad breaks stored for a content (none: the defaults of its contents type apply).',
+  }),
+  lazy(content, {
+    name: 'mail outbox',
+    usage: 'mail outbox',
+    summary: 'Count the e-mail outbox by status (pending, sent, failed) and show the oldest pending.',
+  }),
   seedDemoCommand,
 ];
+
+/**
+ * The command as its own module defines it (the entry of `commands` itself when it is defined here), for
+ * a test to check that each entry's name, usage and summary are still those of its module.
+ */
+export function implementationOf(command: Command): Promise<Command> {
+  return 'load' in command ? (command as LazyCommand).load() : Promise.resolve(command);
+}
 
 function help(): string {
   return [
@@ -61,10 +173,12 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const opened: { core?: Core } = {};
+  // Imported here: the configuration schema needs TypeBox, which help does not.
+  const { ConfigError, loadConfig } = await import('../core/config.ts');
   try {
     const config = loadConfig();
     const result = await found.command.run(
-      contextFor(found.rest, config, opened, found.command === serveCommand ? 'stdout' : 'stderr'),
+      contextFor(found.rest, config, opened, found.command.name === 'serve' ? 'stdout' : 'stderr'),
     );
     if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;

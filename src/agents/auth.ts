@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyClass } from '../core/api-keys/api-keys.ts';
 import type { Core } from '../core/core.ts';
-import { authErrors, subsystemErrors } from '../core/errors.ts';
+import { authErrors, type ErrorSpec, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
@@ -20,6 +20,18 @@ export const AGENT_KEY_CLASSES: readonly KeyClass[] = ['runtime', 'backoffice'];
 const ALGORITHMS = ['ES256', 'RS256'];
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 const CHALLENGE = `Bearer realm="${AGENTS_AUDIENCE}"`;
+
+/** A bearer credential's refusals carry the challenge. */
+const challenged = (spec: ErrorSpec): ErrorSpec => ({ ...spec, headers: ['www-authenticate'] });
+
+/** What the caller check may answer, listed on every agents route. */
+export const agentCallerErrors: readonly ErrorSpec[] = [
+  challenged(authErrors.CREDENTIALS_MISSING),
+  authErrors.API_KEY_INVALID,
+  challenged(authErrors.TOKEN_INVALID),
+  authErrors.ACCESS_DENIED,
+  subsystemErrors.SUBSYSTEM_ERROR,
+];
 
 /** The assistant's issuer, as assistant-auth names itself. */
 export function assistantIssuer(core: Core): string {
@@ -54,7 +66,7 @@ function isKeySetUnavailable(error: unknown): boolean {
 /**
  * The onRequest hook of every /agents route: an X-API-Key of class runtime or backoffice, or a Bearer
  * JWT signed by the assistant (iss, aud `sintonia-agents`, exp). None is 401, a bad key or token is
- * 401, a key of another class is 403.
+ * 401, a key of another class is 403, a key set that cannot be fetched is 502 (`agentCallerErrors`).
  */
 export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
   const keySetFor = keySets();

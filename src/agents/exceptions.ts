@@ -1,15 +1,11 @@
-import { type ErrorStatus, ProblemError } from '../core/errors.ts';
+import { type ErrorItem, type ErrorSpec, httpErrors, ProblemError } from '../core/errors.ts';
+import { agentErrors, responseErrors } from './errors.ts';
 
 /**
- * SPEC area C's agent exceptions: the module agent code imports. Each has a status, a default message
- * and a default error_code (SPEC's table); the error_code is `errors[0].type` of the response body.
+ * The agents server's exceptions: the module agent code imports. Each class takes its status, default
+ * message and default error_code from its catalogue entry (`errors.ts`); the error_code is
+ * `errors[0].type` of the response body.
  */
-
-interface AgentExceptionDefaults {
-  status: ErrorStatus;
-  message: string;
-  errorCode: string;
-}
 
 export interface AgentExceptionOptions {
   /** Overrides the class's default error code. */
@@ -37,7 +33,7 @@ export interface ExecutionFields extends AgentExceptionOptions {
 
 type AnyFields = Partial<RateLimitFields & ExecutionFields>;
 
-/** DESIGN.md's join: `<message> (<service_error_code>) Service: <service_name>`, each part only when given. */
+/** The contract's join: `<message> (<service_error_code>) Service: <service_name>`, each part only when given. */
 export function joinAgentMessage(message: string, fields: AnyFields = {}): string {
   const parts = [message];
   if (fields.detail) parts.push(fields.detail);
@@ -48,62 +44,38 @@ export function joinAgentMessage(message: string, fields: AnyFields = {}): strin
 
 /** Base of every agent exception; also what anything unhandled becomes (500 AGENT_ERROR). */
 export class AgentBaseException extends ProblemError {
-  static readonly defaults: AgentExceptionDefaults = {
-    status: 500,
-    message: 'An agent error occurred.',
-    errorCode: 'AGENT_ERROR',
-  };
+  /** The catalogue entry a subclass raises: its status, default message and default error_code. */
+  static readonly spec: ErrorSpec = agentErrors.AGENT_ERROR;
 
   constructor(message?: string, options: AgentExceptionOptions = {}) {
-    const defaults = (new.target as typeof AgentBaseException).defaults;
+    const { status, type, message: fallback } = (new.target as typeof AgentBaseException).spec;
     const fields: AnyFields = options;
-    super(
-      defaults.status,
-      options.error_code ?? defaults.errorCode,
-      joinAgentMessage(message ?? defaults.message, fields),
-      {
-        cause: options.cause,
-        headers: fields.retry_after === undefined ? {} : { 'retry-after': fields.retry_after },
-      },
-    );
+    super(status, options.error_code ?? type, joinAgentMessage(message ?? fallback, fields), {
+      cause: options.cause,
+      headers: fields.retry_after === undefined ? {} : { 'retry-after': fields.retry_after },
+    });
   }
 
-  /** SPEC's name for the type of the error. */
+  /** The contract's name for the type of the error. */
   get error_code(): string {
     return this.type;
   }
 }
 
 export class AgentNotFoundException extends AgentBaseException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 404,
-    message: 'Agent not found.',
-    errorCode: 'AGENT_NOT_FOUND',
-  };
+  static override readonly spec = agentErrors.AGENT_NOT_FOUND;
 }
 
 export class AgentConfigException extends AgentBaseException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 400,
-    message: 'Agent configuration error.',
-    errorCode: 'AGENT_CONFIG_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_CONFIG_ERROR;
 }
 
 export class AgentValidationException extends AgentBaseException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 400,
-    message: 'Agent validation failed.',
-    errorCode: 'AGENT_VALIDATION_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_VALIDATION_ERROR;
 }
 
 export class AgentExecutionException extends AgentBaseException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 500,
-    message: 'Agent execution failed.',
-    errorCode: 'AGENT_EXECUTION_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_EXECUTION_ERROR;
   readonly detail: string;
 
   constructor(message?: string, options: ExecutionFields = {}) {
@@ -113,11 +85,7 @@ export class AgentExecutionException extends AgentBaseException {
 }
 
 export class AgentExternalServiceException extends AgentBaseException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 502,
-    message: 'External service error.',
-    errorCode: 'AGENT_EXTERNAL_SERVICE_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_EXTERNAL_SERVICE_ERROR;
   readonly service_error_code: string;
   readonly service_name: string;
 
@@ -129,23 +97,62 @@ export class AgentExternalServiceException extends AgentBaseException {
 }
 
 export class AgentModelError extends AgentExternalServiceException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 502,
-    message: 'Model error.',
-    errorCode: 'AGENT_MODEL_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_MODEL_ERROR;
 }
 
 export class AgentRateLimitError extends AgentExternalServiceException {
-  static override readonly defaults: AgentExceptionDefaults = {
-    status: 429,
-    message: 'Rate limit error.',
-    errorCode: 'AGENT_RATE_LIMIT_ERROR',
-  };
+  static override readonly spec = agentErrors.AGENT_RATE_LIMIT_ERROR;
   readonly retry_after: string;
 
   constructor(message: string | undefined, options: RateLimitFields) {
     super(message, options);
     this.retry_after = options.retry_after;
   }
+}
+
+/** Base of the web framework's validation exceptions: 400, one entry per failing field. */
+export abstract class FrameworkValidationError extends ProblemError {
+  static readonly spec: ErrorSpec = httpErrors.VALIDATION_ERROR;
+
+  constructor(items: ErrorItem[]) {
+    const { status, type, message } = (new.target as typeof FrameworkValidationError).spec;
+    super(status, type, items.map((item) => item.message).join('; ') || message, { errors: items });
+  }
+}
+
+/** A path, query or header parameter failed its schema. */
+export class ValidationException extends FrameworkValidationError {}
+
+/** The request body failed its schema. */
+export class RequestValidationError extends FrameworkValidationError {}
+
+interface SchemaFailure {
+  instancePath: string;
+  message: string;
+  params?: unknown;
+}
+
+/** What an agent answered does not match the response schema (400, like the other two). */
+export class ResponseValidationError extends FrameworkValidationError {
+  static override readonly spec = responseErrors.RESPONSE_VALIDATION_ERROR;
+
+  constructor(failures: Iterable<SchemaFailure>) {
+    super(responseItems(failures));
+  }
+}
+
+/** TypeBox reports missing properties together; the family lists one entry per field. */
+function responseItems(failures: Iterable<SchemaFailure>): ErrorItem[] {
+  const { type } = responseErrors.RESPONSE_VALIDATION_ERROR;
+  return [...failures].flatMap((failure) => {
+    const params = (failure.params ?? {}) as { requiredProperties?: unknown };
+    const missing = Array.isArray(params.requiredProperties) ? params.requiredProperties : [];
+    if (missing.length > 0) {
+      return missing.map((name) => ({
+        type,
+        message: `response${failure.instancePath}/${String(name)} is required`,
+      }));
+    }
+    return [{ type, message: `response${failure.instancePath} ${failure.message}` }];
+  });
 }

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import Value from 'typebox/value';
-import type { Core } from '../core/core.ts';
-import { errorResponses } from '../core/errors.ts';
 import type { App } from '../core/http/service-app.ts';
 import { type Agent, type AgentAnswer, type AgentRegistry, type AgentTurn, agentChunks } from './agent.ts';
-import { requireAgentCaller } from './auth.ts';
-import { ResponseValidationError } from './error-managers.ts';
+import { agentErrors, responseErrors } from './errors.ts';
+import { ResponseValidationError } from './exceptions.ts';
+import { agentOperation } from './openapi.ts';
 import {
   type AgentView,
   agentListSchema,
@@ -19,9 +19,15 @@ import {
 } from './schemas.ts';
 import { abandonIfClientGone, abortOnDisconnect, streamEvents } from './sse.ts';
 
-const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { assistantJwt: [] }];
-const access =
-  'Access: an `X-API-Key` of class runtime or backoffice, or `Authorization: Bearer <JWT>` signed by the assistant (aud `sintonia-agents`).';
+/** What the routes receive from the composition root (service.ts). */
+export interface AgentsServer {
+  registry: AgentRegistry;
+  /** The caller check: an API key of an agent class or the assistant's JWT. */
+  requireCaller: onRequestAsyncHookHandler;
+}
+
+/** A turn may raise any of the contract's agent exceptions, and its answer may fail its schema. */
+const turnErrors = [...Object.values(agentErrors), responseErrors.RESPONSE_VALIDATION_ERROR];
 
 function view(agent: Agent): AgentView {
   return {
@@ -48,21 +54,15 @@ function turnOf(request: InvokeRequest, signal: AbortSignal): AgentTurn {
 }
 
 /** The routes of the agents server, top to bottom. */
-export async function registerAgentRoutes(app: App, core: Core, registry: AgentRegistry): Promise<void> {
-  const onRequest = requireAgentCaller(core);
-
+export function agentRoutes(app: App, { registry, requireCaller: onRequest }: AgentsServer): void {
   app.get(
     '/agents',
     {
       onRequest,
-      schema: {
-        operationId: 'listAgents',
-        summary: 'The registered agents.',
-        description: access,
-        tags: ['agents'],
-        security,
-        response: { 200: agentListSchema, ...errorResponses(401, 403, 500, 502) },
-      },
+      schema: agentOperation(
+        { id: 'listAgents', summary: 'The registered agents.', errors: [] },
+        { response: { 200: agentListSchema } },
+      ),
     },
     async () => ({ agents: registry.list().map(view) }),
   );
@@ -71,35 +71,28 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     '/agents/:name',
     {
       onRequest,
-      schema: {
-        operationId: 'getAgent',
-        summary: 'One agent.',
-        description: access,
-        tags: ['agents'],
-        security,
-        params: agentNameParams,
-        response: { 200: agentSchema, ...errorResponses(400, 401, 403, 404, 500, 502) },
-      },
+      schema: agentOperation(
+        { id: 'getAgent', summary: 'One agent.', errors: [agentErrors.AGENT_NOT_FOUND] },
+        { params: agentNameParams, response: { 200: agentSchema } },
+      ),
     },
     async (request) => view(registry.get(request.params.name)),
   );
-
-  const callErrors = errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 502);
 
   app.post(
     '/agents/:name/invoke',
     {
       onRequest,
-      schema: {
-        operationId: 'invokeAgent',
-        summary: 'One turn: the agent’s whole answer as JSON.',
-        description: `${access} The client closing the connection cancels the agent’s work. Upstream rate limiting is 429 with Retry-After; upstream failures are 502.`,
-        tags: ['agents'],
-        security,
-        params: agentNameParams,
-        body: invokeRequestSchema,
-        response: { 200: invokeResponseSchema, ...callErrors },
-      },
+      schema: agentOperation(
+        {
+          id: 'invokeAgent',
+          summary: 'One turn: the agent’s whole answer as JSON.',
+          description:
+            'The client closing the connection cancels the agent’s work. Upstream rate limiting is 429 with Retry-After; upstream failures are 502.',
+          errors: turnErrors,
+        },
+        { params: agentNameParams, body: invokeRequestSchema, response: { 200: invokeResponseSchema } },
+      ),
     },
     async (request, reply) => {
       const agent = registry.get(request.params.name);
@@ -118,22 +111,24 @@ export async function registerAgentRoutes(app: App, core: Core, registry: AgentR
     '/agents/:name/stream',
     {
       onRequest,
-      schema: {
-        operationId: 'streamAgent',
-        summary: 'One turn, streamed as Server-Sent Events.',
-        description: `${access} ${streamEventsDescription}`,
-        tags: ['agents'],
-        security,
-        params: agentNameParams,
-        body: invokeRequestSchema,
-        response: {
-          200: {
-            description: streamEventsDescription,
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
-          },
-          ...callErrors,
+      schema: agentOperation(
+        {
+          id: 'streamAgent',
+          summary: 'One turn, streamed as Server-Sent Events.',
+          description: streamEventsDescription,
+          errors: turnErrors,
         },
-      },
+        {
+          params: agentNameParams,
+          body: invokeRequestSchema,
+          response: {
+            200: {
+              description: streamEventsDescription,
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      ),
     },
     async (request, reply) => {
       const agent = registry.get(request.params.name);

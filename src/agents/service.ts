@@ -1,29 +1,48 @@
+import type { Core } from '../core/core.ts';
 import { problemHandler } from '../core/http/error-handler.ts';
-import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
-import { createAgentRegistry } from './agent.ts';
+import { type ServiceDefinition, type ServicePlugin, typed } from '../core/http/service-app.ts';
+import { type Agent, createAgentRegistry } from './agent.ts';
 import { createAssistantAgent } from './assistant/assistant-agent.ts';
+import { requireAgentCaller } from './auth.ts';
 import { createChatAgent } from './chat/chat-agent.ts';
-import { agentProblemPolicy } from './error-managers.ts';
+import { configuredModelClient } from './chat/model-client.ts';
+import { agentProblemPolicy } from './error-policy.ts';
 import { agentsOpenApi } from './openapi.ts';
-import { registerAgentRoutes } from './routes.ts';
+import { agentRoutes } from './routes.ts';
 
-/** Area C: the agents server. */
+/** The agents the server registers: the embedded assistant and the chat agent over its model client. */
+function defaultAgents(core: Core): Agent[] {
+  const modelClient = configuredModelClient(core.config);
+  if (!modelClient) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
+  return [
+    createAssistantAgent({
+      maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,
+      deviceDeleteCooldownSeconds: core.config.DEVICE_DELETE_COOLDOWN,
+    }),
+    createChatAgent(modelClient, core.config.MODEL_NAME),
+  ];
+}
+
+/**
+ * The agents server's composition root over the agents `agentsOf` builds (tests pass their own): the
+ * registry, the caller check and its error handling, for its routes only (the core's probes keep the
+ * family's).
+ */
+export function agentsPlugin(agentsOf: (core: Core) => readonly Agent[] = defaultAgents): ServicePlugin {
+  return async (instance, { core }) => {
+    const app = typed(instance);
+    app.setErrorHandler(problemHandler(agentProblemPolicy));
+    agentRoutes(app, {
+      registry: createAgentRegistry(agentsOf(core)),
+      requireCaller: requireAgentCaller(core),
+    });
+  };
+}
+
+/** The agents server. */
 export const agentsService: ServiceDefinition = {
   name: 'agents',
   metricsAccess: 'open',
   openapi: agentsOpenApi,
-  async plugin(instance, { core }) {
-    const app = typed(instance);
-    // The agents server's own error handling, for its routes only (the core's probes keep the family's).
-    app.setErrorHandler(problemHandler(agentProblemPolicy));
-    const registry = createAgentRegistry([
-      createAssistantAgent({
-        maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,
-        deviceDeleteCooldownSeconds: core.config.DEVICE_DELETE_COOLDOWN,
-      }),
-      createChatAgent(core.config),
-    ]);
-    if (!core.config.MODEL_BASE_URL) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
-    await registerAgentRoutes(app, core, registry);
-  },
+  plugin: agentsPlugin(),
 };

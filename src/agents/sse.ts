@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../core/errors.ts';
-import { translateAgentError } from './error-managers.ts';
+import { translateAgentError } from './error-policy.ts';
 
 /** One Server-Sent Event; data is JSON on one line. */
 export function serverSentEvent(event: 'chunk' | 'done' | 'error', data: unknown): string {

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp } from '../helpers/harness.ts';
-import { completion, type ModelServer, startModelServer, streamChunk } from './helpers/model-server.ts';
-import { parseEvents } from './helpers/sse.ts';
-
-const MODEL_KEY = 'sk-test-upstream-key-never-shown';
-// Long enough for a loaded CI machine to answer the happy paths; short enough to keep the timeout tests quick.
-const TIMEOUT_MS = 1000;
+import { type ChatApp, MODEL_KEY, startChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
+import { completion, type ModelServer } from './helpers/model-server.ts';
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -20,30 +15,17 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('chat agent over an OpenAI-compatible endpoint', () => {
+describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
+  let chat: ChatApp;
   let model: ModelServer;
   let app: App;
-  let url: string;
-  let close: () => Promise<void>;
   let headers: Record<string, string>;
 
   before(async () => {
-    model = await startModelServer();
-    const test = await createTestApp('agents', {
-      MODEL_BASE_URL: model.baseUrl,
-      MODEL_API_KEY: MODEL_KEY,
-      MODEL_NAME: 'test-model',
-      MODEL_TIMEOUT_MS: String(TIMEOUT_MS),
-    });
-    app = test.app;
-    close = test.close;
-    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'chat-test')).key };
-    url = await app.listen({ host: '127.0.0.1', port: 0 });
+    chat = await startChatApp();
+    ({ model, app, headers } = chat);
   });
-  after(async () => {
-    await close();
-    await model.close();
-  });
+  after(() => chat.close());
 
   const invoke = (input = 'What is on tonight?') =>
     app.inject({
@@ -191,120 +173,6 @@ describe('chat agent over an OpenAI-compatible endpoint', () => {
       errors: [{ type: 'AGENT_EXTERNAL_SERVICE_ERROR', message }],
     });
     assert.ok(elapsed >= TIMEOUT_MS - 20 && elapsed < TIMEOUT_MS + 1500, `took ${elapsed} ms`);
-  });
-
-  it('streams the model’s chunks, then done', async () => {
-    model.handle((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(streamChunk('Tonight'));
-      response.write(streamChunk(': the derby.'));
-      response.end('data: [DONE]\n\n');
-    });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers,
-      payload: { input: 'What is on?' },
-    });
-    assert.equal(response.statusCode, 200);
-    assert.equal(model.requests.at(-1)?.body.stream, true);
-    assert.deepEqual(parseEvents(response.body), [
-      { event: 'chunk', data: { text: 'Tonight' } },
-      { event: 'chunk', data: { text: ': the derby.' } },
-      { event: 'done', data: { agent: 'chat', output: 'Tonight: the derby.' } },
-    ]);
-  });
-
-  it('a stream refused before it began is a plain 429 with Retry-After', async () => {
-    model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers,
-      payload: { input: 'hi' },
-    });
-    assert.equal(response.statusCode, 429);
-    assert.equal(response.headers['retry-after'], '7');
-    assert.match(String(response.headers['content-type']), /^application\/json/);
-    assert.equal(response.json().errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
-  });
-
-  it('an upstream that breaks off mid-stream → error event AGENT_EXTERNAL_SERVICE_ERROR', async () => {
-    model.handle((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(streamChunk('Tonight'), () => setTimeout(() => response.destroy(), 20));
-    });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers,
-      payload: { input: 'hi' },
-    });
-    const events = parseEvents(response.body);
-    assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight' } });
-    assert.equal(events.length, 2);
-    const error = events[1];
-    assert.equal(error?.event, 'error');
-    const body = error?.data as { code: string; message: string; errors: Array<{ type: string }> };
-    assert.equal(body.code, 'BAD_GATEWAY');
-    assert.equal(body.errors[0]?.type, 'AGENT_EXTERNAL_SERVICE_ERROR');
-    assert.match(body.message, /^The model endpoint broke off its answer\./);
-  });
-
-  it('an upstream silent mid-stream for longer than the timeout → error event', async () => {
-    model.handle((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(streamChunk('Tonight'));
-    });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers,
-      payload: { input: 'hi' },
-    });
-    const events = parseEvents(response.body);
-    assert.equal(events.at(-1)?.event, 'error');
-    assert.match(
-      (events.at(-1)?.data as { message?: string } | undefined)?.message ?? '',
-      new RegExp(`did not answer within ${TIMEOUT_MS} ms`),
-    );
-  });
-
-  /** Sends a request over real HTTP and hangs up once `hangUpWhen` resolves. */
-  function callAndHangUp(path: string, hangUpWhen: Promise<unknown>) {
-    const target = new URL(path, url);
-    const request = httpRequest(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-    });
-    request.on('error', () => {});
-    request.end(JSON.stringify({ input: 'What is on?' }));
-    void hangUpWhen.then(() => request.destroy());
-  }
-
-  it('a client that hangs up on invoke cancels the model call', async () => {
-    model.handle(() => {});
-    const arrived = model.nextRequest();
-    callAndHangUp('/agents/chat/invoke', arrived);
-    const upstream = await arrived;
-    const hungUp = Date.now();
-    await upstream.aborted;
-    assert.ok(Date.now() - hungUp < TIMEOUT_MS / 2, 'cancelled, not timed out');
-  });
-
-  it('a client that hangs up on a stream cancels the model call', async () => {
-    model.handle((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      // Text forever, so no timeout ends the call: only a cancellation can.
-      const more = setInterval(() => response.write(streamChunk('.')), 20);
-      response.on('close', () => clearInterval(more));
-    });
-    const arrived = model.nextRequest();
-    callAndHangUp(
-      '/agents/chat/stream',
-      arrived.then(() => new Promise((resolve) => setTimeout(resolve, 100))),
-    );
-    await (await arrived).aborted;
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Type from 'typebox';
-import { agentErrorManagers } from '../../src/agents/error-managers.ts';
+import { agentProblemPolicy } from '../../src/agents/error-policy.ts';
 import {
   AgentBaseException,
   AgentConfigException,
@@ -12,9 +12,9 @@ import {
   AgentRateLimitError,
   AgentValidationException,
 } from '../../src/agents/exceptions.ts';
-import { errorResponses } from '../../src/core/errors.ts';
-import { addErrorManagers } from '../../src/core/http/error-handler.ts';
-import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
+import { problemHandler } from '../../src/core/http/error-handler.ts';
+import { withErrors } from '../../src/core/http/route-errors.ts';
+import { type App, buildServiceApp, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
 import { capturingLogger, createTestCore, type TestCore } from '../helpers/harness.ts';
 
 const raisers: Record<string, () => Error> = {
@@ -40,12 +40,13 @@ const raisers: Record<string, () => Error> = {
   unexpected: () => new Error('SELECT secret FROM internals'),
 };
 
-/** A service whose routes raise each exception, with the agents server's error managers. */
+/** A service whose routes raise each exception, with the agents server's error policy. */
 const probe: ServiceDefinition = {
   name: 'agents',
   metricsAccess: 'open',
-  async register(app) {
-    addErrorManagers(app, ...agentErrorManagers);
+  async plugin(instance) {
+    const app = typed(instance);
+    app.setErrorHandler(problemHandler(agentProblemPolicy));
     app.get(
       '/raise/:which',
       { schema: { params: Type.Object({ which: Type.String() }) } },
@@ -57,11 +58,14 @@ const probe: ServiceDefinition = {
     app.post(
       '/validate',
       {
-        schema: {
-          querystring: Type.Object({ limit: Type.Optional(Type.Integer({ maximum: 10 })) }),
-          body: Type.Object({ input: Type.String({ minLength: 1 }), count: Type.Integer() }),
-          response: { 200: Type.Object({ ok: Type.Boolean() }), ...errorResponses(400) },
-        },
+        schema: withErrors(
+          {
+            querystring: Type.Object({ limit: Type.Optional(Type.Integer({ maximum: 10 })) }),
+            body: Type.Object({ input: Type.String({ minLength: 1 }), count: Type.Integer() }),
+            response: { 200: Type.Object({ ok: Type.Boolean() }) },
+          },
+          [],
+        ),
       },
       async () => ({ ok: true }),
     );

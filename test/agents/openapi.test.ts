@@ -9,8 +9,12 @@ interface Operation {
   security?: Array<Record<string, string[]>>;
   responses: Record<
     string,
-    { content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }> }
+    {
+      content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }>;
+      headers?: Record<string, unknown>;
+    }
   >;
+  'x-error-types'?: Record<string, string[]>;
 }
 interface OpenApiDocument {
   openapi: string;
@@ -22,6 +26,8 @@ describe('agents OpenAPI document', () => {
   let app: App;
   let close: () => Promise<void>;
   let document: OpenApiDocument;
+  /** The document with its references (the shared error body) resolved. */
+  let resolved: OpenApiDocument;
   before(async () => {
     const test = await createTestApp('agents');
     app = test.app;
@@ -29,6 +35,7 @@ describe('agents OpenAPI document', () => {
     const response = await app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(response.statusCode, 200);
     document = response.json();
+    resolved = (await SwaggerParser.dereference(structuredClone(document) as never)) as never;
   });
   after(() => close());
 
@@ -60,7 +67,7 @@ describe('agents OpenAPI document', () => {
   ];
   for (const [path, method, statuses] of expected) {
     it(`${method.toUpperCase()} ${path}: every status, the error schema, both security schemes`, () => {
-      const operation = document.paths[path]?.[method];
+      const operation = resolved.paths[path]?.[method];
       assert.ok(operation, `${path} is documented`);
       assert.deepEqual(Object.keys(operation.responses).sort(), [...statuses].sort());
       for (const status of statuses.filter((status) => status !== '200')) {
@@ -76,6 +83,15 @@ describe('agents OpenAPI document', () => {
       assert.deepEqual(operation.security, [{ apiKey: [] }, { assistantJwt: [] }]);
     });
   }
+
+  it('documents Retry-After on the 429 of a turn, and which error types each status carries', () => {
+    for (const path of ['/agents/{name}/invoke', '/agents/{name}/stream']) {
+      const operation = document.paths[path]?.post;
+      assert.ok(operation?.responses['429']?.headers?.['Retry-After'], `${path} 429 documents Retry-After`);
+      assert.deepEqual(operation?.['x-error-types']?.['429'], ['AGENT_RATE_LIMIT_ERROR']);
+      assert.ok(operation?.['x-error-types']?.['502']?.includes('SUBSYSTEM_ERROR'));
+    }
+  });
 
   it('documents the stream as text/event-stream', () => {
     const ok = document.paths['/agents/{name}/stream']?.post?.responses['200'];

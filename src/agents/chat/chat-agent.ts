@@ -1,7 +1,6 @@
-import type { Config } from '../../core/config.ts';
 import type { Agent, AgentTurn } from '../agent.ts';
 import { AgentConfigException, AgentValidationException } from '../exceptions.ts';
-import { type ChatMessage, createModelClient, type ModelClient } from './model-client.ts';
+import type { ChatMessage, ModelClient } from './model-client.ts';
 
 const SYSTEM_PROMPT =
   'You are the assistant of Sintonia, a pay-TV service. Help subscribers with the TV guide, recordings, ' +
@@ -9,21 +8,11 @@ const SYSTEM_PROMPT =
   'Never ask for passwords or payment details.';
 
 /**
- * The chat agent over an OpenAI-compatible chat-completions endpoint. Without MODEL_BASE_URL it is
- * still listed (configured: false) and every call answers 400 AGENT_CONFIG_ERROR saying what to set.
+ * The chat agent over an OpenAI-compatible chat-completions endpoint. Without a model client (no
+ * MODEL_BASE_URL) it is still listed (configured: false) and every call answers 400 AGENT_CONFIG_ERROR
+ * saying what to set.
  */
-export function createChatAgent(
-  config: Pick<Config, 'MODEL_BASE_URL' | 'MODEL_API_KEY' | 'MODEL_NAME' | 'MODEL_TIMEOUT_MS'>,
-): Agent {
-  const client: ModelClient | undefined = config.MODEL_BASE_URL
-    ? createModelClient({
-        baseUrl: config.MODEL_BASE_URL,
-        apiKey: config.MODEL_API_KEY,
-        model: config.MODEL_NAME,
-        timeoutMs: config.MODEL_TIMEOUT_MS,
-      })
-    : undefined;
-
+export function createChatAgent(client: ModelClient | undefined, modelName: string): Agent {
   function prepare(turn: AgentTurn): { model: ModelClient; messages: ChatMessage[] } {
     if (!client) {
       throw new AgentConfigException(
@@ -42,7 +31,7 @@ export function createChatAgent(
 
   return {
     name: 'chat',
-    description: `Chat over an OpenAI-compatible model endpoint (model ${config.MODEL_NAME}).`,
+    description: `Chat over an OpenAI-compatible model endpoint (model ${modelName}).`,
     configured: () => client !== undefined,
     async invoke(turn) {
       const { model, messages } = prepare(turn);

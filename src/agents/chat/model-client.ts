@@ -1,3 +1,4 @@
+import type { Config } from '../../core/config.ts';
 import { AgentExternalServiceException, AgentModelError, AgentRateLimitError } from '../exceptions.ts';
 import { readServerSentData } from './sse-reader.ts';
 
@@ -67,7 +68,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const serviceName = new URL(options.baseUrl).host;
 
-  /** Maps what went wrong to SPEC's exceptions; a caller that went away gets its own abort reason back. */
+  /** Maps what went wrong to the contract's exceptions; a caller that went away gets its own abort reason back. */
   function failure(error: unknown, caller: AbortSignal, silence: AbortSignal, stage: string): unknown {
     if (caller.aborted) return caller.reason;
     if (error instanceof AgentExternalServiceException) return error;
@@ -189,4 +190,17 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       }
     },
   };
+}
+
+/** The model client the configuration describes; none without MODEL_BASE_URL. */
+export function configuredModelClient(
+  config: Pick<Config, 'MODEL_BASE_URL' | 'MODEL_API_KEY' | 'MODEL_NAME' | 'MODEL_TIMEOUT_MS'>,
+): ModelClient | undefined {
+  if (!config.MODEL_BASE_URL) return undefined;
+  return createModelClient({
+    baseUrl: config.MODEL_BASE_URL,
+    apiKey: config.MODEL_API_KEY,
+    model: config.MODEL_NAME,
+    timeoutMs: config.MODEL_TIMEOUT_MS,
+  });
 }

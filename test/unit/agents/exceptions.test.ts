@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { translateAgentError } from '../../../src/agents/error-managers.ts';
+import { translateAgentError } from '../../../src/agents/error-policy.ts';
 import {
   AgentBaseException,
   AgentConfigException,
@@ -13,7 +13,7 @@ import {
   joinAgentMessage,
 } from '../../../src/agents/exceptions.ts';
 
-describe('agent exceptions (SPEC area C table)', () => {
+describe('agent exceptions (the agents server’s error contract)', () => {
   const table = [
     [new AgentBaseException(), 500, 'INTERNAL_ERROR', 'An agent error occurred.', 'AGENT_ERROR'],
     [new AgentNotFoundException(), 404, 'NOT_FOUND', 'Agent not found.', 'AGENT_NOT_FOUND'],

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import type { App } from '../../src/core/http/service-app.ts';
+import { type ChatApp, startChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
+import { type ModelServer, streamChunk } from './helpers/model-server.ts';
+import { parseEvents } from './helpers/sse.ts';
+
+describe('chat agent over an OpenAI-compatible endpoint: stream and cancellation', () => {
+  let chat: ChatApp;
+  let model: ModelServer;
+  let app: App;
+  let url: string;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    chat = await startChatApp();
+    ({ model, app, url, headers } = chat);
+  });
+  after(() => chat.close());
+
+  it('streams the model’s chunks, then done', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'));
+      response.write(streamChunk(': the derby.'));
+      response.end('data: [DONE]\n\n');
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'What is on?' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.equal(model.requests.at(-1)?.body.stream, true);
+    assert.deepEqual(parseEvents(response.body), [
+      { event: 'chunk', data: { text: 'Tonight' } },
+      { event: 'chunk', data: { text: ': the derby.' } },
+      { event: 'done', data: { agent: 'chat', output: 'Tonight: the derby.' } },
+    ]);
+  });
+
+  it('a stream refused before it began is a plain 429 with Retry-After', async () => {
+    model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    assert.equal(response.statusCode, 429);
+    assert.equal(response.headers['retry-after'], '7');
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    assert.equal(response.json().errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
+  });
+
+  it('an upstream that breaks off mid-stream → error event AGENT_EXTERNAL_SERVICE_ERROR', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'), () => setTimeout(() => response.destroy(), 20));
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    const events = parseEvents(response.body);
+    assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight' } });
+    assert.equal(events.length, 2);
+    const error = events[1];
+    assert.equal(error?.event, 'error');
+    const body = error?.data as { code: string; message: string; errors: Array<{ type: string }> };
+    assert.equal(body.code, 'BAD_GATEWAY');
+    assert.equal(body.errors[0]?.type, 'AGENT_EXTERNAL_SERVICE_ERROR');
+    assert.match(body.message, /^The model endpoint broke off its answer\./);
+  });
+
+  it('an upstream silent mid-stream for longer than the timeout → error event', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(streamChunk('Tonight'));
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/agents/chat/stream',
+      headers,
+      payload: { input: 'hi' },
+    });
+    const events = parseEvents(response.body);
+    assert.equal(events.at(-1)?.event, 'error');
+    assert.match(
+      (events.at(-1)?.data as { message?: string } | undefined)?.message ?? '',
+      new RegExp(`did not answer within ${TIMEOUT_MS} ms`),
+    );
+  });
+
+  /** Sends a request over real HTTP and hangs up once `hangUpWhen` resolves. */
+  function callAndHangUp(path: string, hangUpWhen: Promise<unknown>) {
+    const target = new URL(path, url);
+    const request = httpRequest(target, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    request.on('error', () => {});
+    request.end(JSON.stringify({ input: 'What is on?' }));
+    void hangUpWhen.then(() => request.destroy());
+  }
+
+  it('a client that hangs up on invoke cancels the model call', async () => {
+    model.handle(() => {});
+    const arrived = model.nextRequest();
+    callAndHangUp('/agents/chat/invoke', arrived);
+    const upstream = await arrived;
+    const hungUp = Date.now();
+    await upstream.aborted;
+    assert.ok(Date.now() - hungUp < TIMEOUT_MS / 2, 'cancelled, not timed out');
+  });
+
+  it('a client that hangs up on a stream cancels the model call', async () => {
+    model.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      // Text forever, so no timeout ends the call: only a cancellation can.
+      const more = setInterval(() => response.write(streamChunk('.')), 20);
+      response.on('close', () => clearInterval(more));
+    });
+    const arrived = model.nextRequest();
+    callAndHangUp(
+      '/agents/chat/stream',
+      arrived.then(() => new Promise((resolve) => setTimeout(resolve, 100))),
+    );
+    await (await arrived).aborted;
+  });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { translateAgentError } from '../../../src/agents/error-policy.ts';
+import { agentErrors, responseErrors } from '../../../src/agents/errors.ts';
 import {
   AgentBaseException,
   AgentConfigException,
@@ -11,7 +12,11 @@ import {
   AgentRateLimitError,
   AgentValidationException,
   joinAgentMessage,
+  RequestValidationError,
+  ResponseValidationError,
+  ValidationException,
 } from '../../../src/agents/exceptions.ts';
+import { httpErrors } from '../../../src/core/errors.ts';
 
 describe('agent exceptions (the agents server’s error contract)', () => {
   const table = [
@@ -123,5 +128,55 @@ describe('agent exceptions (the agents server’s error contract)', () => {
       message: 'An agent error occurred.',
       errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
     });
+  });
+
+  it('takes status, default message and error_code from its catalogue entry, one class per entry', () => {
+    const classes = [
+      AgentBaseException,
+      AgentNotFoundException,
+      AgentConfigException,
+      AgentValidationException,
+      AgentExecutionException,
+      AgentExternalServiceException,
+      AgentModelError,
+      AgentRateLimitError,
+    ];
+    assert.deepEqual(
+      classes.map((exception) => exception.spec),
+      Object.values(agentErrors),
+    );
+    for (const exception of classes) {
+      const error: AgentBaseException = Reflect.construct(exception, [undefined, { retry_after: '1' }]);
+      assert.deepEqual(
+        [error.status, error.type, error.message],
+        [exception.spec.status, exception.spec.type, exception.spec.message],
+      );
+    }
+    assert.deepEqual(agentErrors.AGENT_RATE_LIMIT_ERROR.headers, ['retry-after']);
+  });
+
+  it('the web framework’s exceptions: 400, one entry per failing field, typed by their entry', () => {
+    const items = [{ type: 'VALIDATION_ERROR', message: 'params/name must match pattern' }];
+    for (const error of [new ValidationException(items), new RequestValidationError(items)]) {
+      assert.equal(error.status, httpErrors.VALIDATION_ERROR.status);
+      assert.deepEqual(error.toBody(), {
+        code: 'BAD_REQUEST',
+        message: 'params/name must match pattern',
+        errors: items,
+      });
+    }
+    const response = new ResponseValidationError([
+      {
+        instancePath: '',
+        message: 'must have required properties',
+        params: { requiredProperties: ['agent', 'output'] },
+      },
+    ]);
+    assert.equal(response.status, responseErrors.RESPONSE_VALIDATION_ERROR.status);
+    assert.deepEqual(response.errors, [
+      { type: 'RESPONSE_VALIDATION_ERROR', message: 'response/agent is required' },
+      { type: 'RESPONSE_VALIDATION_ERROR', message: 'response/output is required' },
+    ]);
+    assert.equal(new ValidationException([]).message, httpErrors.VALIDATION_ERROR.message);
   });
 });

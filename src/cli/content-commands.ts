@@ -1,7 +1,6 @@
-import { createAdBreakRepository } from '../client-api/ad-info/repository.ts';
 import { type ContentsType, contentsTypes } from '../client-api/ad-info/schemas.ts';
-import { outboxStatus } from '../client-api/mail/status.ts';
-import { type Command, options, UsageError } from './command.ts';
+import { composeClientApi } from '../client-api/composition.ts';
+import { type Command, type CommandContext, options, UsageError } from './command.ts';
 
 const positions = ['preroll', 'midroll', 'postroll'] as const;
 type Position = (typeof positions)[number];
@@ -28,6 +27,11 @@ function contentIdOf(value: unknown): string {
   return text;
 }
 
+/** The content an ad-break command is about (`--contents`, `--content`). */
+function contentOf(values: { contents?: unknown; content?: unknown }) {
+  return { contents: contentsOf(values.contents), contentId: contentIdOf(values.content) };
+}
+
 function positionOf(value: unknown): Position {
   const text = String(value);
   if (!(positions as readonly string[]).includes(text))
@@ -43,7 +47,10 @@ function integerOf(name: string, value: unknown, min: number, max: number): numb
   return number;
 }
 
-/** Admin commands of issue 5: the local ad-break table of ad-info and the e-mail outbox. */
+/** The client API's services, over the command's core. */
+const clientApi = async (context: CommandContext) => composeClientApi(await context.core());
+
+/** Admin commands of the client API's content: the local ad-break table of ad-info and the e-mail outbox. */
 export const contentCommands: Command[] = [
   {
     name: 'ad-break set',
@@ -58,16 +65,14 @@ export const contentCommands: Command[] = [
         'offset',
         'max-ads',
       ]);
-      const contents = contentsOf(values.contents);
-      const contentId = contentIdOf(values.content);
+      const { contents, contentId } = contentOf(values);
       const adBreak = {
         position: positionOf(values.position),
         offset: integerOf('offset', values.offset, 0, 2147483647),
         maxAds: integerOf('max-ads', values['max-ads'], 1, 10),
       };
-      const breaks = createAdBreakRepository((await context.core()).database);
-      await breaks.put(contents, contentId, adBreak);
-      return { contents, contentId, adBreaks: await breaks.breaksOf(contents, contentId) };
+      const adBreaks = await (await clientApi(context)).adInfo.setBreak(contents, contentId, adBreak);
+      return { contents, contentId, adBreaks };
     },
   },
   {
@@ -76,17 +81,14 @@ export const contentCommands: Command[] = [
     summary: 'Remove an ad break of a content from the local ad table.',
     async run(context) {
       const { values } = options(context.args, breakOptions, ['contents', 'content', 'position', 'offset']);
-      const contents = contentsOf(values.contents);
-      const contentId = contentIdOf(values.content);
-      const breaks = createAdBreakRepository((await context.core()).database);
-      const removed = await breaks.remove(
-        contents,
-        contentId,
-        positionOf(values.position),
-        integerOf('offset', values.offset, 0, 2147483647),
-      );
-      if (!removed) throw new UsageError('no such ad break');
-      return { contents, contentId, adBreaks: await breaks.breaksOf(contents, contentId) };
+      const { contents, contentId } = contentOf(values);
+      const adBreak = {
+        position: positionOf(values.position),
+        offset: integerOf('offset', values.offset, 0, 2147483647),
+      };
+      const adBreaks = await (await clientApi(context)).adInfo.removeBreak(contents, contentId, adBreak);
+      if (!adBreaks) throw new UsageError('no such ad break');
+      return { contents, contentId, adBreaks };
     },
   },
   {
@@ -95,10 +97,9 @@ export const contentCommands: Command[] = [
     summary: 'List the ad breaks stored for a content (none: the defaults of its contents type apply).',
     async run(context) {
       const { values } = options(context.args, breakOptions, ['contents', 'content']);
-      const contents = contentsOf(values.contents);
-      const contentId = contentIdOf(values.content);
-      const breaks = createAdBreakRepository((await context.core()).database);
-      return { contents, contentId, adBreaks: await breaks.breaksOf(contents, contentId) };
+      const { contents, contentId } = contentOf(values);
+      const adBreaks = await (await clientApi(context)).adInfo.storedBreaks(contents, contentId);
+      return { contents, contentId, adBreaks };
     },
   },
   {
@@ -107,7 +108,7 @@ export const contentCommands: Command[] = [
     summary: 'Count the e-mail outbox by status (pending, sent, failed) and show the oldest pending.',
     async run(context) {
       options(context.args, {});
-      return outboxStatus((await context.core()).database.db.withTables());
+      return (await clientApi(context)).mailOutbox.status();
     },
   },
 ];

@@ -13,10 +13,13 @@ import { createCampaignService } from './campaigns/service.ts';
 import { createDeviceRepository } from './devices/repository.ts';
 import { createDeviceService } from './devices/service.ts';
 import { OUTBOX_KEY_PURPOSE } from './mail/outbox.ts';
+import { createOutboxRepository } from './mail/outbox-repository.ts';
+import { outboxStatus } from './mail/status.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { createMailWorker } from './mail/worker.ts';
 import { createRatingRepository } from './ratings/repository.ts';
 import { createRatingService } from './ratings/service.ts';
+import { createRegistrationRepository } from './registration/repository.ts';
 import { createRegistrationService } from './registration/service.ts';
 import { createSessionRepository } from './sessions/repository.ts';
 import { createSessionService } from './sessions/service.ts';
@@ -40,8 +43,9 @@ export function composeClientApi(core: Core) {
   };
   const signingKeys = createSigningKeys(core);
   const accountService = createAccountService(core, repositories.accounts);
+  const outbox = createOutboxRepository(database.db.withTables());
   const mailWorker = createMailWorker({
-    db: database.db.withTables(),
+    outbox,
     key: core.key(OUTBOX_KEY_PURPOSE),
     transport: createMailTransport(config),
     logger: core.logger.child({ component: 'mail-worker' }),
@@ -64,18 +68,21 @@ export function composeClientApi(core: Core) {
       sessions: repositories.sessions,
       signingKeys,
     }),
-    bookmarks: createBookmarkService(createBookmarkRepository(database), (account, device, at) =>
-      repositories.devices.markPlaying(account, device, at),
+    bookmarks: createBookmarkService(
+      createBookmarkRepository(database),
+      repositories.accounts,
+      (account, device, at) => repositories.devices.markPlaying(account, device, at),
     ),
-    ratings: createRatingService(createRatingRepository(database)),
+    ratings: createRatingService(createRatingRepository(database), repositories.users),
     registration: createRegistrationService({
-      db: database.db.withTables(),
+      repository: createRegistrationRepository(database),
       outboxKey: core.key(OUTBOX_KEY_PURPOSE),
       hashKey: core.key('registration-rate-limit'),
       limitPerHour: config.REGISTRATION_RATE_LIMIT,
       onQueued: () => mailWorker.kick(),
     }),
-    campaigns: createCampaignService(createContactRepository(database), config),
+    mailOutbox: { status: () => outboxStatus(outbox) },
+    campaigns: createCampaignService(createContactRepository(database), repositories, config),
     subscriptions: createSubscriptionService(
       createSubscriptionRepository(database),
       repositories.users,

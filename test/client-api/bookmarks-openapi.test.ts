@@ -10,7 +10,7 @@ type Operation = {
   parameters?: Array<{ name: string; in: string }>;
 };
 
-/** Issue 5's operations: path, method, SPEC's id and code, and every status each can answer. */
+/** The content operations: path, method, the contract's id and code, and every status each can answer. */
 const expected: Array<[string, string, string, string, string[]]> = [
   [
     '/{deviceClass}/users/{userHash}/bookmarks/{contentId}',
@@ -105,7 +105,7 @@ describe('API document of bookmarks, ratings, registration, campaigns, subscript
     });
   }
 
-  it('names the XML elements and the path parameters of SPEC', () => {
+  it('names the XML elements and the path parameters of the contract', () => {
     const xmlName = (path: string, method: string, status: string) =>
       (document.paths[path]?.[method]?.responses[status]?.schema?.xml as { name?: string } | undefined)?.name;
     assert.equal(xmlName(expected[0][0], 'get', '200'), 'Bookmark');

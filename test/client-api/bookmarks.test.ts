@@ -152,7 +152,7 @@ describe('bookmarks', () => {
     assert.deepEqual(errorTypes(otherDevice), ['DEVICE_MISMATCH']);
   });
 
-  it('400 for every input SPEC limits', async () => {
+  it('400 for every input the contract limits', async () => {
     const token = tv.accessToken;
     const hash = alice.userHash;
     const cases: Array<

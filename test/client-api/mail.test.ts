@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { enqueueMail, type MailTables, OUTBOX_KEY_PURPOSE } from '../../src/client-api/mail/outbox.ts';
+import { createOutboxRepository } from '../../src/client-api/mail/outbox-repository.ts';
 import { createMailTransport } from '../../src/client-api/mail/transport.ts';
 import { createMailWorker, type MailWorker, retryDelay } from '../../src/client-api/mail/worker.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
@@ -25,13 +26,14 @@ describe('mail outbox worker', () => {
   });
 
   const db = () => core.database.db.withTables<MailTables>();
+  const outbox = () => createOutboxRepository(db());
   const key = () => core.key(OUTBOX_KEY_PURPOSE);
   const row = (id: string) =>
     db().selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   function worker(smtpUrl: string, options: { maxAttempts?: number; retryBaseMs?: number } = {}): MailWorker {
     const created = createMailWorker({
-      db: db(),
+      outbox: outbox(),
       key: key(),
       transport: createMailTransport({ ...core.config, SMTP_URL: smtpUrl }),
       logger: silent,
@@ -56,7 +58,7 @@ describe('mail outbox worker', () => {
   it('keeps a message while SMTP is down and delivers it once SMTP is back', async () => {
     const port = await freePort();
     const id = await enqueueMail(
-      db(),
+      outbox(),
       key(),
       'test',
       { to: 'down@example.test', subject: 'Retry me', text: 'body' },
@@ -92,7 +94,7 @@ describe('mail outbox worker', () => {
     const sink = await startSmtpSink();
     sinks.push(sink);
     const id = await enqueueMail(
-      db(),
+      outbox(),
       key(),
       'test',
       { to: 'once@example.test', subject: 'Once', text: 'x' },
@@ -109,7 +111,7 @@ describe('mail outbox worker', () => {
   it('marks a message failed after MAIL_MAX_ATTEMPTS and keeps it in the outbox', async () => {
     const port = await freePort();
     const id = await enqueueMail(
-      db(),
+      outbox(),
       key(),
       'test',
       { to: 'never@example.test', subject: 'No', text: 'x' },

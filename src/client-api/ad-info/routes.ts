@@ -17,6 +17,7 @@ export function adInfoRoutes(app: App, { guards, adInfo: ads }: ClientApi): void
             'Ad breaks and VAST tag of a content item; 204 for contents that carry no ads (Channels, Commercials).',
           tag: 'advertising',
           security: 'deviceOrOperator',
+          // The contract lists the 500 of this operation among its answers.
           errors: [httpErrors.INTERNAL_ERROR, subsystemErrors.SUBSYSTEM_ERROR],
         },
         {

@@ -22,6 +22,16 @@ export interface AdInfoRequest {
 export interface AdInfoService {
   /** The content's ad info, or undefined when its contents type carries no ads (204). */
   adInfo(request: AdInfoRequest): Promise<AdInfo | undefined>;
+  /** The breaks stored for a content in the local ad table (none: its contents type's defaults apply). */
+  storedBreaks(contents: ContentsType, contentId: string): Promise<AdBreak[]>;
+  /** Stores a break (replacing one at the same position and offset) and answers the content's breaks. */
+  setBreak(contents: ContentsType, contentId: string, adBreak: AdBreak): Promise<AdBreak[]>;
+  /** Removes a stored break and answers the content's breaks; undefined when there was no such break. */
+  removeBreak(
+    contents: ContentsType,
+    contentId: string,
+    adBreak: Pick<AdBreak, 'position' | 'offset'>,
+  ): Promise<AdBreak[] | undefined>;
 }
 
 /** Breaks of a content with no row in the local table, by contents type. */
@@ -67,6 +77,18 @@ export function createAdInfoService(repository: AdBreakRepository, config: AdCon
           ? { vastUrl: vastUrl(config.AD_VAST_TAG_URL, request, personalised, adBreaks) }
           : {}),
       };
+    },
+
+    storedBreaks: (contents, contentId) => repository.breaksOf(contents, contentId),
+
+    async setBreak(contents, contentId, adBreak) {
+      await repository.put(contents, contentId, adBreak);
+      return repository.breaksOf(contents, contentId);
+    },
+
+    async removeBreak(contents, contentId, { position, offset }) {
+      if (!(await repository.remove(contents, contentId, position, offset))) return undefined;
+      return repository.breaksOf(contents, contentId);
     },
   };
 }

@@ -14,7 +14,7 @@ import {
 
 const tag = 'bookmarks';
 
-export function bookmarkRoutes(app: App, { guards, repositories, bookmarks }: ClientApi): void {
+export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void {
   // Access is checked after validation, so a malformed path is 400 whoever calls.
   const access = { onRequest: [guards.authenticate], preHandler: [guards.requireUserHash('userHash')] };
 
@@ -73,29 +73,15 @@ export function bookmarkRoutes(app: App, { guards, repositories, bookmarks }: Cl
         },
       ),
     },
-    async (request) => {
-      const { params, query, principal } = request;
-      let accountNumber: string;
-      if (principal?.kind === 'device') {
-        if (principal.deviceId !== params.deviceId) {
-          throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
-        }
-        accountNumber = principal.accountNumber;
-      } else {
-        const account = await repositories.accounts.findByUserHash(params.userHash);
-        if (!account) throw userErrors.USER_NOT_FOUND('No account has this userHash.');
-        accountNumber = account.accountNumber;
-      }
-      return bookmarks.save({
+    async ({ params, query, principal }) =>
+      bookmarks.save(principal, {
         userHash: params.userHash,
         contentId: params.contentId,
         offset: params.offset,
         deviceId: params.deviceId,
         deviceClass: params.deviceClass,
-        accountNumber,
         version: query.version ?? null,
         at: query.at === undefined ? undefined : Date.parse(query.at),
-      });
-    },
+      }),
   );
 }

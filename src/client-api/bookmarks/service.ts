@@ -1,3 +1,7 @@
+import type { AccountRepository } from '../accounts/repository.ts';
+import { authenticationErrors } from '../auth/errors.ts';
+import type { Principal } from '../auth/principal.ts';
+import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
 import type { Bookmark } from './schemas.ts';
@@ -11,7 +15,6 @@ export interface BookmarkSave {
   offset: number;
   deviceId: string;
   deviceClass: string;
-  accountNumber: string | null;
   version: string | null;
   /** Client time of the position, epoch ms; the server's time when the client gave none. */
   at: number | undefined;
@@ -19,7 +22,11 @@ export interface BookmarkSave {
 
 export interface BookmarkService {
   read(filter: BookmarkFilter): Promise<Bookmark>;
-  save(save: BookmarkSave): Promise<Bookmark>;
+  /**
+   * Saves a position as `principal`: a device under its own deviceId, in its own account; an operator
+   * for any user, in the account that holds the userHash.
+   */
+  save(principal: Principal | undefined, save: BookmarkSave): Promise<Bookmark>;
 }
 
 /** A device is marked playing at most this often: `playing` has a 60 s window, so 5 s is precise enough. */
@@ -30,9 +37,22 @@ export type MarkPlaying = (accountNumber: string, deviceId: string, at: number) 
 
 export function createBookmarkService(
   repository: BookmarkRepository,
+  accounts: Pick<AccountRepository, 'findByUserHash'>,
   markPlaying: MarkPlaying,
   now: () => number = Date.now,
 ): BookmarkService {
+  async function accountOf(principal: Principal | undefined, save: BookmarkSave): Promise<string> {
+    if (principal?.kind === 'device') {
+      if (principal.deviceId !== save.deviceId) {
+        throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
+      }
+      return principal.accountNumber;
+    }
+    const account = await accounts.findByUserHash(save.userHash);
+    if (!account) throw userErrors.USER_NOT_FOUND('No account has this userHash.');
+    return account.accountNumber;
+  }
+
   // In-process and short-lived (MARK_RESOLUTION_MS): spares the devices table a write per save.
   const lastMarked = new Map<string, number>();
   async function mark(accountNumber: string, deviceId: string, at: number) {
@@ -49,7 +69,8 @@ export function createBookmarkService(
       if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();
       return toBookmark(row);
     },
-    async save(save) {
+    async save(principal, save) {
+      const accountNumber = await accountOf(principal, save);
       const time = now();
       if (save.at !== undefined && save.at > time + MAX_CLOCK_SKEW_MS) {
         throw bookmarkErrors.BOOKMARK_TIME_IN_FUTURE(
@@ -59,7 +80,7 @@ export function createBookmarkService(
       const row: BookmarkRow = {
         user_hash: save.userHash,
         content_id: save.contentId,
-        account_number: save.accountNumber,
+        account_number: accountNumber,
         version: save.version,
         offset_seconds: save.offset,
         position_at: save.at ?? time,
@@ -69,7 +90,7 @@ export function createBookmarkService(
       };
       const written = await repository.saveUnlessStale(row);
       if (written) {
-        if (save.accountNumber !== null) await mark(save.accountNumber, save.deviceId, time);
+        await mark(accountNumber, save.deviceId, time);
         return { ...toBookmark(written), applied: true };
       }
       // The stored bookmark is newer: answer it, so the device can resume from the newer position.

@@ -6,7 +6,7 @@ import { deviceErrors } from '../devices/errors.ts';
 import { operation } from '../openapi.ts';
 import { campaignParams, campaignQuery, contactIdSchema } from './schemas.ts';
 
-export function campaignRoutes(app: App, { guards, repositories, campaigns }: ClientApi): void {
+export function campaignRoutes(app: App, { guards, campaigns }: ClientApi): void {
   app.post(
     '/:deviceClass/accounts/:accountNumber/campaigns/:campaign',
     {
@@ -36,10 +36,6 @@ export function campaignRoutes(app: App, { guards, repositories, campaigns }: Cl
     async (request, reply) => {
       const { deviceClass, accountNumber, campaign } = request.params;
       const mediaPlayerId = request.query.mediaPlayerId ?? null;
-      if (!(await repositories.accounts.find(accountNumber))) throw accountErrors.ACCOUNT_NOT_FOUND();
-      if (mediaPlayerId !== null && !(await repositories.devices.find(accountNumber, mediaPlayerId))) {
-        throw deviceErrors.DEVICE_NOT_FOUND();
-      }
       const id = await campaigns.addContact({ deviceClass, accountNumber, campaign, mediaPlayerId });
       // A bare string: the media types plugin writes it as a JSON string, <string> or { Value }.
       return reply.code(201).send(id);

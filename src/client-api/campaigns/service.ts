@@ -3,6 +3,10 @@ import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
 import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import { accountErrors } from '../accounts/errors.ts';
+import type { AccountRepository } from '../accounts/repository.ts';
+import { deviceErrors } from '../devices/errors.ts';
+import type { DeviceRepository } from '../devices/repository.ts';
 import type { ContactRepository } from './repository.ts';
 import { forwardedContactSchema } from './schemas.ts';
 
@@ -14,7 +18,7 @@ export interface ContactInput {
 }
 
 export interface CampaignService {
-  /** Registers the contact and answers its id. */
+  /** Registers the contact of an existing account (and device, when named) and answers its id. */
   addContact(input: ContactInput): Promise<string>;
 }
 
@@ -24,12 +28,20 @@ export interface CampaignService {
  */
 export function createCampaignService(
   repository: ContactRepository,
+  known: { accounts: Pick<AccountRepository, 'find'>; devices: Pick<DeviceRepository, 'find'> },
   config: Pick<Config, 'CAMPAIGNS_URL' | 'SUBSYSTEM_TIMEOUT_MS'>,
   now: () => number = Date.now,
 ): CampaignService {
   const remote = config.CAMPAIGNS_URL;
   return {
     async addContact(input) {
+      if (!(await known.accounts.find(input.accountNumber))) throw accountErrors.ACCOUNT_NOT_FOUND();
+      if (
+        input.mediaPlayerId !== null &&
+        !(await known.devices.find(input.accountNumber, input.mediaPlayerId))
+      ) {
+        throw deviceErrors.DEVICE_NOT_FOUND();
+      }
       if (remote) {
         const answer = await callSubsystem<unknown>({
           subsystem: 'campaigns',

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { CoreTables } from '../../core/db/tables.ts';
 import { decrypt, encrypt } from '../../core/secrets.ts';
+import type { OutboxRepository } from './outbox-repository.ts';
 
 export type MailTables = {
   mail_outbox: {
@@ -32,32 +31,29 @@ export interface MailMessage {
 export const OUTBOX_KEY_PURPOSE = 'mail-outbox';
 
 /**
- * Writes a message into the outbox with the caller's transaction (`db` may be one), so the message
- * exists exactly when the request that caused it was committed.
+ * Writes a message into the outbox through the caller's repository, which may be bound to the
+ * caller's transaction: the message then exists exactly when the request that caused it was committed.
  */
 export async function enqueueMail(
-  db: Kysely<CoreTables & MailTables>,
+  outbox: Pick<OutboxRepository, 'insert'>,
   key: Buffer,
   kind: string,
   message: MailMessage,
   now: number,
 ): Promise<string> {
   const id = randomUUID();
-  await db
-    .insertInto('mail_outbox')
-    .values({
-      id,
-      kind,
-      sealed_message: encrypt(key, JSON.stringify(message), id),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      locked_until: null,
-      created_at: now,
-      sent_at: null,
-      last_error: null,
-    })
-    .execute();
+  await outbox.insert({
+    id,
+    kind,
+    sealed_message: encrypt(key, JSON.stringify(message), id),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    created_at: now,
+    sent_at: null,
+    last_error: null,
+  });
   return id;
 }
 

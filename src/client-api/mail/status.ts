@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { CoreTables } from '../../core/db/tables.ts';
-import type { MailTables } from './outbox.ts';
+import type { OutboxRepository } from './outbox-repository.ts';
 
 export interface OutboxStatus {
   pending: number;
@@ -11,23 +9,14 @@ export interface OutboxStatus {
 }
 
 /** Counts of the outbox by status, for operators (`sintonia mail outbox`). No addresses. */
-export async function outboxStatus(db: Kysely<CoreTables & MailTables>): Promise<OutboxStatus> {
-  const rows = await db
-    .selectFrom('mail_outbox')
-    .select((eb) => [
-      'status',
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.min<number>('created_at').as('oldest'),
-    ])
-    .groupBy('status')
-    .execute();
-  const count = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
-  const oldest = rows.find((row) => row.status === 'pending')?.oldest;
+export async function outboxStatus(outbox: Pick<OutboxRepository, 'countByStatus'>): Promise<OutboxStatus> {
+  const counts = await outbox.countByStatus();
+  const count = (status: string) => counts.find((row) => row.status === status)?.count ?? 0;
+  const oldest = counts.find((row) => row.status === 'pending')?.oldest ?? null;
   return {
     pending: count('pending'),
     sent: count('sent'),
     failed: count('failed'),
-    oldestPendingSince:
-      oldest === undefined || oldest === null ? null : new Date(Number(oldest)).toISOString(),
+    oldestPendingSince: oldest === null ? null : new Date(oldest).toISOString(),
   };
 }

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.ts';
-import type { CoreTables } from '../../core/db/tables.ts';
-import { type MailTables, type OutboxRow, openMessage } from './outbox.ts';
+import { type OutboxRow, openMessage } from './outbox.ts';
+import type { OutboxRepository } from './outbox-repository.ts';
 import type { MailTransport } from './transport.ts';
 
 /** Longer than any one delivery may take (nodemailer's timeouts add up to ~40 s). */
@@ -20,7 +19,7 @@ export interface MailWorker {
 }
 
 export interface MailWorkerOptions {
-  db: Kysely<CoreTables & MailTables>;
+  outbox: OutboxRepository;
   key: Buffer;
   transport: MailTransport;
   logger: Logger;
@@ -40,7 +39,7 @@ export function retryDelay(baseMs: number, failedAttempts: number): number {
  * same Message-ID.
  */
 export function createMailWorker(options: MailWorkerOptions): MailWorker {
-  const { db, key, transport, logger, config } = options;
+  const { outbox, key, transport, logger, config } = options;
   const now = options.now ?? Date.now;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
@@ -49,17 +48,6 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
   // Set by stop(): a pass in progress finishes its current message and takes no further one.
   let closed = false;
 
-  async function claim(id: string, at: number): Promise<boolean> {
-    const result = await db
-      .updateTable('mail_outbox')
-      .set({ locked_until: at + CLAIM_MS })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
-      .executeTakeFirst();
-    return result.numUpdatedRows === 1n;
-  }
-
   async function attempt(row: OutboxRow): Promise<boolean> {
     const attempts = row.attempts + 1;
     try {
@@ -67,54 +55,29 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     } catch (error) {
       const failed = attempts >= config.MAIL_MAX_ATTEMPTS;
       const detail = describeFailure(error);
-      await db
-        .updateTable('mail_outbox')
-        .set({
-          attempts,
-          status: failed ? 'failed' : 'pending',
-          next_attempt_at: now() + retryDelay(config.MAIL_RETRY_BASE_MS, attempts),
-          locked_until: null,
-          last_error: detail,
-        })
-        .where('id', '=', row.id)
-        .execute();
+      await outbox.recordFailure(row.id, {
+        attempts,
+        status: failed ? 'failed' : 'pending',
+        nextAttemptAt: now() + retryDelay(config.MAIL_RETRY_BASE_MS, attempts),
+        lastError: detail,
+      });
       const log = { outboxId: row.id, kind: row.kind, attempts, error: detail };
       if (failed) logger.error(log, 'e-mail delivery failed for good; it stays in the outbox');
       else logger.warn(log, 'e-mail delivery failed; will retry');
       return false;
     }
-    // The message (and its address) is no longer needed once delivered.
-    await db
-      .updateTable('mail_outbox')
-      .set({
-        attempts,
-        status: 'sent',
-        sent_at: now(),
-        locked_until: null,
-        last_error: null,
-        sealed_message: '',
-      })
-      .where('id', '=', row.id)
-      .execute();
+    await outbox.markSent(row.id, attempts, now());
     logger.info({ outboxId: row.id, kind: row.kind, attempts }, 'e-mail delivered');
     return true;
   }
 
   async function pass(): Promise<number> {
     const at = now();
-    const due = await db
-      .selectFrom('mail_outbox')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', at)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
-      .orderBy('next_attempt_at')
-      .limit(BATCH)
-      .execute();
+    const due = await outbox.due(at, BATCH);
     let delivered = 0;
     for (const row of due) {
       if (closed) break;
-      if (!(await claim(row.id, at))) continue;
+      if (!(await outbox.claim(row.id, at, at + CLAIM_MS))) continue;
       if (await attempt(row)) delivered += 1;
     }
     return delivered;

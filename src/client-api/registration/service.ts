@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { CoreTables } from '../../core/db/tables.ts';
 import { keyedHash } from '../../core/secrets.ts';
-import { enqueueMail, type MailMessage, type MailTables } from '../mail/outbox.ts';
+import { enqueueMail, type MailMessage } from '../mail/outbox.ts';
 import { registrationErrors } from './errors.ts';
-import { countHit, dropOldWindows, type RegistrationTables, recordRequest } from './repository.ts';
+import type { RegistrationRepository } from './repository.ts';
 import type { RegistrationAccepted, RegistrationRequest } from './schemas.ts';
 
 const WINDOW_MS = 3_600_000;
@@ -18,7 +16,7 @@ export interface RegistrationService {
 }
 
 export interface RegistrationDeps {
-  db: Kysely<CoreTables & RegistrationTables>;
+  repository: RegistrationRepository;
   /** Seals outbox messages. */
   outboxKey: Buffer;
   /** Keys the hashes of addresses in counters and request records (no address stored in clear). */
@@ -42,14 +40,13 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
       const email = body.email.trim().toLowerCase();
       const emailHash = keyedHash(deps.hashKey, `email:${email}`);
       const requestId = randomUUID();
-      await deps.db.transaction().execute(async (trx) => {
-        await dropOldWindows(trx, windowStart - WINDOW_MS);
-        const byClient = await countHit(
-          trx,
+      await deps.repository.transaction(async (store) => {
+        await store.dropOldWindows(windowStart - WINDOW_MS);
+        const byClient = await store.countHit(
           `registration:client:${keyedHash(deps.hashKey, clientAddress)}`,
           windowStart,
         );
-        const byEmail = await countHit(trx, `registration:email:${emailHash}`, windowStart);
+        const byEmail = await store.countHit(`registration:email:${emailHash}`, windowStart);
         if (byClient > deps.limitPerHour || byEmail > deps.limitPerHour) {
           const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - at) / 1000));
           // Thrown inside the transaction: the refused request is not counted.
@@ -59,14 +56,13 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
           );
         }
         const outboxId = await enqueueMail(
-          // The outbox needs only its own table of this wider transaction.
-          trx as unknown as Kysely<CoreTables & MailTables>,
+          store.outbox,
           deps.outboxKey,
           'registration',
           composeMail(body, deviceClass, requestId),
           at,
         );
-        await recordRequest(trx, {
+        await store.recordRequest({
           id: requestId,
           device_class: deviceClass,
           email_hash: emailHash,

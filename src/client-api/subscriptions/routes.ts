@@ -5,12 +5,18 @@ import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
 import { userErrors } from '../users/errors.ts';
 import { subscriptionErrors } from './errors.ts';
-import { homeZoneParams, subscriptionSchema, upgradeDocumentParams, upgradeParams } from './schemas.ts';
+import {
+  homeZoneParams,
+  splitOffer,
+  subscriptionSchema,
+  upgradeDocumentParams,
+  upgradeParams,
+} from './schemas.ts';
 
 const tag = 'subscriptions';
 
 export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientApi): void {
-  // SPEC's path is …/subscriptions/{codPersona};{codOferta}/dth/enabled: one segment, split here.
+  // The contract's path is …/subscriptions/{codPersona};{codOferta}/dth/enabled: one segment, split here.
   app.post(
     '/:deviceClass/users/:platformUserId/subscriptions/:offer/dth/enabled',
     {
@@ -41,19 +47,11 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
         },
       ),
     },
-    async (request) => {
-      const { platformUserId, offer } = request.params;
-      const principal = request.principal;
-      if (principal?.kind === 'device' && principal.platformUserId !== platformUserId) {
-        throw authenticationErrors.USER_MISMATCH('A device may upgrade its own user only.');
-      }
-      const split = offer.indexOf(';');
-      return subscriptions.enableDth({
-        platformUserId,
-        codPersona: offer.slice(0, split),
-        codOferta: offer.slice(split + 1),
-      });
-    },
+    async ({ params, principal }) =>
+      subscriptions.enableDth(principal, {
+        platformUserId: params.platformUserId,
+        ...splitOffer(params.offer),
+      }),
   );
 
   app.head(
@@ -79,9 +77,7 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
       ),
     },
     async (request, reply) => {
-      if (!(await subscriptions.hasHomeZone(request.params.accountNumber))) {
-        throw subscriptionErrors.HOMEZONE_NOT_SUBSCRIBED();
-      }
+      await subscriptions.requireHomeZone(request.params.accountNumber);
       return reply.code(204).send(null);
     },
   );

@@ -13,7 +13,13 @@ export const upgradeParams = Type.Object({
   }),
 });
 
-/** The same parameters as SPEC's path names them, for the API document. */
+/** `codPersona;codOferta` (as OFFER_PATTERN checked it) in its two parts. */
+export function splitOffer(offer: string): { codPersona: string; codOferta: string } {
+  const split = offer.indexOf(';');
+  return { codPersona: offer.slice(0, split), codOferta: offer.slice(split + 1) };
+}
+
+/** The same parameters as the contract's path names them, for the API document. */
 export const upgradeDocumentParams = Type.Object({
   deviceClass: upgradeParams.properties.deviceClass,
   platformUserId: upgradeParams.properties.platformUserId,

@@ -1,16 +1,25 @@
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import { authenticationErrors } from '../auth/errors.ts';
+import type { Principal } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import type { UserRepository } from '../users/repository.ts';
+import { subscriptionErrors } from './errors.ts';
 import type { SubscriptionRepository } from './repository.ts';
 import { type Subscription, upstreamSubscriptionSchema } from './schemas.ts';
 
 export interface SubscriptionService {
-  /** Enables the dth offer `codPersona;codOferta` for the user and answers the resulting subscription. */
-  enableDth(input: { platformUserId: string; codPersona: string; codOferta: string }): Promise<Subscription>;
-  /** Whether the account holds a home-zone offer (HOMEZONE_OFFERS). */
-  hasHomeZone(accountNumber: string): Promise<boolean>;
+  /**
+   * Enables the dth offer `codPersona;codOferta` for the user and answers the resulting subscription.
+   * A device may upgrade its own user only; an operator any user.
+   */
+  enableDth(
+    principal: Principal | undefined,
+    input: { platformUserId: string; codPersona: string; codOferta: string },
+  ): Promise<Subscription>;
+  /** Passes when the account holds a home-zone offer (HOMEZONE_OFFERS); HOMEZONE_NOT_SUBSCRIBED otherwise. */
+  requireHomeZone(accountNumber: string): Promise<void>;
 }
 
 type SubscriptionConfig = Pick<Config, 'SUBSCRIPTIONS_URL' | 'SUBSYSTEM_TIMEOUT_MS' | 'HOMEZONE_OFFERS'>;
@@ -29,7 +38,10 @@ export function createSubscriptionService(
   const remote = config.SUBSCRIPTIONS_URL?.replace(/\/$/, '');
   const homeZoneOffers = config.HOMEZONE_OFFERS.split(',').map((offer) => offer.trim());
   return {
-    async enableDth({ platformUserId, codPersona, codOferta }) {
+    async enableDth(principal, { platformUserId, codPersona, codOferta }) {
+      if (principal?.kind === 'device' && principal.platformUserId !== platformUserId) {
+        throw authenticationErrors.USER_MISMATCH('A device may upgrade its own user only.');
+      }
       const user = await users.findByPlatformUserId(platformUserId);
       if (!user) throw userErrors.USER_NOT_FOUND('No user has this platformUserId.');
       const at = now();
@@ -74,20 +86,24 @@ export function createSubscriptionService(
       };
     },
 
-    async hasHomeZone(accountNumber) {
-      if (remote) {
-        const answer = await callSubsystem<unknown>(
-          {
-            subsystem: 'subscriptions',
-            url: `${remote}/accounts/${encodeURIComponent(accountNumber)}/subscriptions/homezone`,
-            method: 'GET',
-            timeoutMs: config.SUBSYSTEM_TIMEOUT_MS,
-          },
-          [404],
-        );
-        return answer.status !== 404;
-      }
-      return repository.accountHoldsOffer(accountNumber, homeZoneOffers);
+    async requireHomeZone(accountNumber) {
+      if (!(await hasHomeZone(accountNumber))) throw subscriptionErrors.HOMEZONE_NOT_SUBSCRIBED();
     },
   };
+
+  async function hasHomeZone(accountNumber: string): Promise<boolean> {
+    if (remote) {
+      const answer = await callSubsystem<unknown>(
+        {
+          subsystem: 'subscriptions',
+          url: `${remote}/accounts/${encodeURIComponent(accountNumber)}/subscriptions/homezone`,
+          method: 'GET',
+          timeoutMs: config.SUBSYSTEM_TIMEOUT_MS,
+        },
+        [404],
+      );
+      return answer.status !== 404;
+    }
+    return repository.accountHoldsOffer(accountNumber, homeZoneOffers);
+  }
 }

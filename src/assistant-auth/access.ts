@@ -1,50 +1,72 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
-import type { KeyClass } from '../core/api-keys/api-keys.ts';
-import type { Core } from '../core/core.ts';
+import type { ApiKeyStore, KeyClass } from '../core/api-keys/api-keys.ts';
+import { authErrors } from '../core/errors.ts';
 import { requireApiKey } from '../core/http/api-key-guard.ts';
+import type { RouteSchema } from '../core/http/route-errors.ts';
+import { callbackErrors } from './callbacks/errors.ts';
+import { type Operation, operation } from './operation.ts';
 
 /**
- * SPEC area B's access classes: internal → runtime keys; gateway-published → gateway keys; both → either;
+ * The contract's access classes: internal → runtime keys; gateway-published → gateway keys; both → either;
  * public → any valid key; callback and open → no key looked at (a callback carries its ciphered parameter).
  */
 export type AccessClass = 'internal' | 'gateway' | 'internal-or-gateway' | 'public' | 'callback' | 'open';
 
-const allowedClasses: Record<Exclude<AccessClass, 'callback' | 'open'>, readonly KeyClass[] | 'any'> = {
+type KeyedClass = Exclude<AccessClass, 'callback' | 'open'>;
+
+const allowedClasses: Record<KeyedClass, readonly KeyClass[] | 'any'> = {
   internal: ['runtime'],
   gateway: ['gateway'],
   'internal-or-gateway': ['runtime', 'gateway'],
   public: 'any',
 };
 
-/** The onRequest hooks of a route of this access class. */
-export function accessHooks(core: Core, access: AccessClass): onRequestAsyncHookHandler[] {
-  if (access === 'callback' || access === 'open') return [];
-  return [requireApiKey(core.apiKeys, allowedClasses[access])];
-}
+/** How a route of each class is documented: its security, the refusals of its credentials, who may call. */
+export const accessClasses: Record<AccessClass, Operation['access']> = {
+  internal: keyed('Access: internal — API keys of class `runtime` only.'),
+  gateway: keyed('Access: gateway-published — API keys of class `gateway` only.'),
+  'internal-or-gateway': keyed(
+    'Access: internal and gateway-published — API keys of class `runtime` or `gateway`.',
+  ),
+  // Any class passes: a valid key is never refused for its class.
+  public: {
+    security: [{ apiKey: [] }],
+    errors: [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID],
+    description: 'Access: public — any valid API key of the environment.',
+  },
+  callback: {
+    security: [{ callbackData: [] }],
+    errors: Object.values(callbackErrors),
+    description: 'Access: callback — no API key; the ciphered `data` query parameter authenticates the call.',
+  },
+  open: { security: [], errors: [], description: 'Access: open — no key.' },
+};
 
-/** The OpenAPI `security` of a route of this access class. */
-export function accessSecurity(access: AccessClass): Array<Record<string, string[]>> {
-  if (access === 'open') return [];
-  if (access === 'callback') return [{ callbackData: [] }];
-  return [{ apiKey: [] }];
-}
-
-/** The error statuses the access class adds to a route. */
-export function accessStatuses(access: AccessClass): Array<401 | 403> {
-  if (access === 'open') return [];
-  if (access === 'callback' || access === 'public') return [401];
-  return [401, 403];
-}
-
-/** A line for the route's description: who may call it. */
-export function accessDescription(access: AccessClass): string {
+function keyed(description: string): Operation['access'] {
   return {
-    internal: 'Access: internal — API keys of class `runtime` only.',
-    gateway: 'Access: gateway-published — API keys of class `gateway` only.',
-    'internal-or-gateway':
-      'Access: internal and gateway-published — API keys of class `runtime` or `gateway`.',
-    public: 'Access: public — any valid API key of the environment.',
-    callback: 'Access: callback — no API key; the ciphered `data` query parameter authenticates the call.',
-    open: 'Access: open — no key.',
-  }[access];
+    security: [{ apiKey: [] }],
+    errors: [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID, authErrors.ACCESS_DENIED],
+    description,
+  };
+}
+
+export type AccessRoute = <S extends RouteSchema>(
+  options: Omit<Operation, 'access'> & { access: AccessClass },
+  schema: S,
+) => { onRequest: onRequestAsyncHookHandler[]; schema: S };
+
+/**
+ * The guard of each access class, and `route()`: a route's options (its guard and its documented schema)
+ * from its access class, so the class a route checks is the class it documents.
+ */
+export function createAccess(apiKeys: ApiKeyStore): { route: AccessRoute } {
+  const guards = Object.fromEntries(
+    Object.entries(allowedClasses).map(([access, allowed]) => [access, [requireApiKey(apiKeys, allowed)]]),
+  ) as Record<KeyedClass, onRequestAsyncHookHandler[]>;
+  return {
+    route: (options, schema) => ({
+      onRequest: options.access === 'callback' || options.access === 'open' ? [] : guards[options.access],
+      schema: operation({ ...options, access: accessClasses[options.access] }, schema),
+    }),
+  };
 }

@@ -1,14 +1,23 @@
-import { errorBodySchema } from '../core/errors.ts';
+import { httpErrors } from '../core/errors.ts';
 import { apiKeyScheme, bearerScheme, openApi3Definition } from '../core/http/openapi.ts';
-import { accessDescription } from './access.ts';
+import { errorResponses } from '../core/http/route-errors.ts';
+import { accessClasses } from './access.ts';
 
-/** The OpenAPI 3 document of area B; paths come from the routes' own schemas. */
+/** The routes every service has (service-app.ts), by the access class they have here. */
+const coreRoutes: Record<string, { access: (typeof accessClasses)[keyof typeof accessClasses] } | undefined> =
+  {
+    '/metrics': { access: accessClasses.public },
+    '/healthz': { access: accessClasses.open },
+    '/readyz': { access: accessClasses.open },
+  };
+
+/** Assistant-auth's OpenAPI 3 document; paths come from the routes' own schemas. */
 export const assistantAuthOpenApi = openApi3Definition({
   info: {
     title: 'Sintonia assistant authentication API',
     version: '1.0.0',
     description:
-      'Area B: assistant users, gateway callbacks, conversation-channel tokens, the assistant’s public keys, monitoring and configuration. Errors use the family body `{ code, message, errors: [{ type, message }] }`.',
+      'Assistant users, gateway callbacks, conversation-channel tokens, the assistant’s public keys, monitoring and configuration. Errors use the family body `{ code, message, errors: [{ type, message }] }`.',
   },
   securitySchemes: {
     apiKey: apiKeyScheme(
@@ -32,31 +41,47 @@ export const assistantAuthOpenApi = openApi3Definition({
     { name: 'openid', description: 'The assistant’s public keys.' },
     { name: 'monitoring', description: 'Health, status, configuration and metrics.' },
   ],
-  // The core's monitoring routes say nothing of keys: /metrics is public (any key), the probes are open.
-  // Every operation may also answer 500 (an unexpected fault, described to no one).
+  // The core's monitoring routes say nothing of keys: /metrics is public (any key), the probes are open;
+  // like every operation of the service they may answer 500, and their errors are JSON even where the
+  // route produces text.
   transform: ({ schema, url }) => {
     const base = schema ?? {};
-    const response: Record<number, unknown> = {
-      ...((base.response as Record<number, unknown> | undefined) ?? {}),
-      500: { description: 'Unexpected fault.', content: { 'application/json': { schema: errorBodySchema } } },
+    const core = coreRoutes[url];
+    if (!core) return { schema: base, url };
+    const derived = errorResponses([...core.access.errors, httpErrors.INTERNAL_ERROR]);
+    const response: Record<string, unknown> = {
+      ...((base.response as Record<string, unknown> | undefined) ?? {}),
+      ...derived.response,
     };
+    for (const [status, answer] of Object.entries(response)) {
+      if (Number(status) >= 400) response[status] = inJson(answer);
+    }
     if (url === '/metrics') {
       response[200] = {
         description: 'Prometheus text exposition format.',
         content: { 'text/plain': { schema: { type: 'string' } } },
       };
-      response[401] = {
-        description: 'No, unknown or revoked API key.',
-        content: { 'application/json': { schema: errorBodySchema } },
-      };
-      return {
-        schema: { ...base, description: accessDescription('public'), security: [{ apiKey: [] }], response },
-        url,
-      };
     }
-    if (url === '/healthz' || url === '/readyz') {
-      return { schema: { ...base, description: accessDescription('open'), security: [], response }, url };
-    }
-    return { schema: { ...base, response }, url };
+    const errorTypes = {
+      ...((base as { 'x-error-types'?: Record<string, string[]> })['x-error-types'] ?? {}),
+      ...derived['x-error-types'],
+    };
+    return {
+      schema: {
+        ...base,
+        description: core.access.description,
+        security: core.access.security.map((requirement) => ({ ...requirement })),
+        'x-error-types': errorTypes,
+        response,
+      },
+      url,
+    };
   },
 });
+
+/** An error response given as a reference to the family body, served as JSON whatever the route produces. */
+function inJson(answer: unknown): unknown {
+  if (typeof answer !== 'object' || answer === null || !('$ref' in answer)) return answer;
+  const { $ref, ...described } = answer as { $ref: string };
+  return { ...described, content: { 'application/json': { schema: { $ref } } } };
+}

@@ -1,27 +1,19 @@
-import type { Core } from '../core/core.ts';
+import fastifyWebsocket from '@fastify/websocket';
 import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
-import { registerCallbackRoutes } from './callbacks/routes.ts';
-import { registerChannelRoutes } from './channel/routes.ts';
-import { isEmbedded, selectConversationChannel } from './channel/select-channel.ts';
-import { registerMonitoringRoutes } from './monitoring/routes.ts';
+import { callbackRoutes } from './callbacks/routes.ts';
+import { channelRoutes } from './channel/routes.ts';
+import { composeAssistantAuth } from './composition.ts';
+import { directLineRoutes } from './directline/routes.ts';
+import { monitoringRoutes } from './monitoring/routes.ts';
 import { assistantAuthOpenApi } from './openapi.ts';
-import { registerSigningRoutes } from './signing/routes.ts';
-import { createAssistantSigner } from './signing/signer.ts';
-import { ensureSigningKeys } from './signing/signing-keys.ts';
-import { registerUserRoutes } from './users/routes.ts';
-import { createUserService, type UserService } from './users/service.ts';
+import { signingRoutes } from './signing/routes.ts';
+import { userRoutes } from './users/routes.ts';
 
-const PURGE_INTERVAL_MS = 3600_000;
+/** Assistant-auth's routes, top to bottom: one line per resource. */
+const routes = [userRoutes, callbackRoutes, signingRoutes, channelRoutes, directLineRoutes, monitoringRoutes];
 
-/** Expired users past their retention go; a failure is logged and retried at the next interval. */
-async function purgeExpiredUsers(core: Core, users: UserService): Promise<void> {
-  try {
-    const removed = await users.purgeExpired();
-    if (removed > 0) core.logger.info({ removed }, 'removed expired assistant users past their retention');
-  } catch (error) {
-    core.logger.warn({ err: error }, 'purging expired assistant users failed');
-  }
-}
+/** The demo web user with a (fictitious) phone number: what GET /users/assistant-id returns for these headers. */
+const DEMO = { channel: 'web', identity: 'demo-web-user', phoneNumber: '+34600000001' } as const;
 
 export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
@@ -29,35 +21,31 @@ export const assistantAuthService: ServiceDefinition = {
   openapi: assistantAuthOpenApi,
   async plugin(instance, { core }) {
     const app = typed(instance);
-    const created = await ensureSigningKeys(core);
+    const api = composeAssistantAuth(core);
+    const created = await api.signingKeys.ensure();
     if (created.length > 0) core.logger.info({ kids: created }, 'created the assistant signing keys');
-    const signer = createAssistantSigner(core);
-    const channel = selectConversationChannel(core, signer);
-
-    const users = createUserService(core);
-    await purgeExpiredUsers(core, users);
-    const purging = setInterval(() => void purgeExpiredUsers(core, users), PURGE_INTERVAL_MS);
-    purging.unref();
-    app.addHook('onClose', async () => clearInterval(purging));
-
-    // The routes, top to bottom.
-    await registerUserRoutes(app, core, users);
-    await registerCallbackRoutes(app, core, users);
-    await registerSigningRoutes(app, core, signer);
-    await registerChannelRoutes(app, core, channel);
-    if (isEmbedded(channel)) await channel.registerRoutes(app);
-    await registerMonitoringRoutes(app, core);
+    // The embedded channel's stream is a websocket route: the plugin must be there before the route.
+    if (api.directLine)
+      await app.register(fastifyWebsocket, { options: { maxPayload: core.config.BODY_LIMIT } });
+    // The workers start once the app is ready and stop, the Direct Line answers under way finished, at close.
+    app.addHook('onReady', async () => {
+      await api.userPurge.start();
+      await api.directLine?.start();
+    });
+    app.addHook('onClose', async () => {
+      api.userPurge.stop();
+      await api.directLine?.stop();
+    });
+    for (const register of routes) register(app, api);
   },
   async seedDemo(core) {
-    // One web user with a (fictitious) phone number: what GET /users/assistant-id returns for these headers.
-    const demo = { channel: 'web', identity: 'demo-web-user', phoneNumber: '+34600000001' };
-    const { user } = await createUserService(core).findOrCreate(demo, 'channel');
+    const { user } = await composeAssistantAuth(core).users.findOrCreate({ ...DEMO }, 'channel');
     return {
       assistantUser: {
         assistantId: user.assistantId,
         assistantIdGlobal: user.assistantIdGlobal,
-        headers: { 'X-Channel': demo.channel, 'X-Channel-User-Id': demo.identity },
-        phoneNumber: demo.phoneNumber,
+        headers: { 'X-Channel': DEMO.channel, 'X-Channel-User-Id': DEMO.identity },
+        phoneNumber: DEMO.phoneNumber,
       },
     };
   },

@@ -1,5 +1,5 @@
 import { makeCallbackParam } from '../assistant-auth/callbacks/callback-param.ts';
-import { rotateSigningKeys } from '../assistant-auth/signing/signing-keys.ts';
+import { composeAssistantAuth } from '../assistant-auth/composition.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 export const assistantAuthCommands: Command[] = [
@@ -11,7 +11,7 @@ export const assistantAuthCommands: Command[] = [
     async run(context) {
       options(context.args, {});
       const core = await context.core();
-      const rotation = await rotateSigningKeys(core);
+      const rotation = await composeAssistantAuth(core).signingKeys.rotate();
       await core.audit('cli', 'signing-key.rotate', rotation.created.map((key) => key.kid).join(','));
       return rotation;
     },

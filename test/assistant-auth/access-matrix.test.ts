@@ -3,7 +3,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { AccessClass } from '../../src/assistant-auth/access.ts';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
-import { createUserService, type UserService } from '../../src/assistant-auth/users/service.ts';
+import { composeAssistantAuth } from '../../src/assistant-auth/composition.ts';
+import type { UserService } from '../../src/assistant-auth/users/service.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 import { type FakeDirectLine, startFakeDirectLine } from './helpers/fake-directline.ts';
@@ -28,7 +29,7 @@ interface Endpoint {
 
 const phone = () => `+346${String(randomInt(10_000_000, 99_999_999))}`;
 
-/** SPEC area B's table: every endpoint with its access class. */
+/** The contract's access table: every endpoint with its access class. */
 function endpoints(core: TestCore, users: UserService): Endpoint[] {
   const channelUser = async (phoneNumber?: string) =>
     (await users.findOrCreate({ channel: 'web', identity: randomUUID(), phoneNumber }, 'channel')).user;
@@ -145,7 +146,7 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
   ];
 }
 
-/** SPEC's answer for a caller: the route's own status, 401 (no, unknown or revoked key) or 403 (wrong class). */
+/** The contract's answer for a caller: the route's own status, 401 (no, unknown or revoked key) or 403 (wrong class). */
 function expected(endpoint: Endpoint, caller: Caller): { status: number; type?: string } {
   if (endpoint.access === 'open' || endpoint.access === 'callback') return { status: endpoint.ok };
   if (caller === 'none') return { status: 401, type: 'CREDENTIALS_MISSING' };
@@ -161,7 +162,7 @@ function expected(endpoint: Endpoint, caller: Caller): { status: number; type?: 
     : { status: 403, type: 'ACCESS_DENIED' };
 }
 
-describe('assistant-auth access matrix (SPEC area B)', () => {
+describe('assistant-auth access matrix', () => {
   let app: App;
   let core: TestCore;
   let close: () => Promise<void>;
@@ -192,7 +193,7 @@ describe('assistant-auth access matrix (SPEC area B)', () => {
     const document = (await app.inject({ url: '/openapi.json' })).json() as {
       paths: Record<string, Record<string, unknown>>;
     };
-    const table = endpoints(core, createUserService(core)).map((e) => `${e.method} ${e.path}`);
+    const table = endpoints(core, composeAssistantAuth(core).users).map((e) => `${e.method} ${e.path}`);
     const documented = Object.entries(document.paths)
       .flatMap(([path, operations]) =>
         Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
@@ -201,8 +202,8 @@ describe('assistant-auth access matrix (SPEC area B)', () => {
     assert.deepEqual([...documented].sort(), [...table].sort());
   });
 
-  it('answers each caller exactly as SPEC says', async () => {
-    const users = createUserService(core);
+  it('answers each caller exactly as the contract says', async () => {
+    const users = composeAssistantAuth(core).users;
     const failures: string[] = [];
     for (const endpoint of endpoints(core, users)) {
       for (const caller of callers) {

@@ -15,7 +15,7 @@ class ObservedWebSocket extends WebSocket {
     opened.push(url);
   }
 }
-// botframework-directlinejs is a browser library: under Node it needs these two globals (DESIGN.md, area B).
+// botframework-directlinejs is a browser library: under Node it needs these two globals.
 Object.assign(globalThis, { XMLHttpRequest, WebSocket: ObservedWebSocket });
 const { DirectLine } = await import('botframework-directlinejs');
 type DirectLineOptions = import('botframework-directlinejs').DirectLineOptions;

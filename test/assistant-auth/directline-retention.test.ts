@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
-import { directLineRepository } from '../../src/assistant-auth/directline/repository.ts';
+import { createDirectLineRepository } from '../../src/assistant-auth/directline/repository.ts';
 import type { Activity } from '../../src/assistant-auth/directline/schemas.ts';
 import { startFamily } from '../../src/family.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
@@ -14,7 +14,7 @@ describe('embedded Direct Line channel: retention', () => {
   after(async () => core.dispose());
 
   it('removes conversations idle longer than CHANNEL_RETENTION, with their activities, and keeps the rest', async () => {
-    const repository = directLineRepository(core);
+    const repository = createDirectLineRepository(core.database);
     const day = 86400_000;
     const note =
       (conversationId: string, at: number) =>

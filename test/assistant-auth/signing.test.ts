@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
-import {
-  MAX_SIGNED_TTL_SECONDS,
-  signingKeyRepository,
-} from '../../src/assistant-auth/signing/signing-keys.ts';
+import { createSigningKeyRepository } from '../../src/assistant-auth/signing/signing-key-repository.ts';
+import { MAX_SIGNED_TTL_SECONDS } from '../../src/assistant-auth/signing/signing-keys.ts';
 import type { AssistantAuthTables } from '../../src/assistant-auth/tables.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
@@ -119,7 +117,7 @@ describe('assistant signing keys (real server)', () => {
   });
 
   it('stops publishing a superseded key once what it signed has expired', async () => {
-    const repository = signingKeyRepository(core);
+    const repository = createSigningKeyRepository(core.database);
     const published = await repository.published(Date.now());
     const superseded = published.filter((key) => key.retiresAt !== null);
     const successors = published.filter((key) => key.retiresAt === null);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { composeAssistantAuth } from '../../src/assistant-auth/composition.ts';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
-import { createUserService } from '../../src/assistant-auth/users/service.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 import { expireUser } from './helpers/expire-user.ts';
@@ -227,7 +227,7 @@ describe('assistant users', () => {
     await expireUser(core, kiosk.assistantId);
     const read = (id: string) => app.inject({ url: `/users/${id}`, headers: { 'x-api-key': runtime } });
     assert.equal((await read(kiosk.assistantId)).statusCode, 410);
-    const users = createUserService(core);
+    const users = composeAssistantAuth(core).users;
     assert.equal(await users.purgeExpired(), 0, 'within the retention nothing goes');
     const retention = core.config.ASSISTANT_USER_RETENTION * 1000;
     assert.ok((await users.purgeExpired(Date.now() + retention)) >= 1);

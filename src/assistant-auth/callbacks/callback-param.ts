@@ -3,9 +3,9 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Core } from '../../core/core.ts';
 import { decrypt, encrypt, keyedHash, parseKey } from '../../core/secrets.ts';
-import { assistantErrors } from '../errors.ts';
-import type { AssistantAuthTables } from '../tables.ts';
 import { E164_PATTERN } from '../users/schemas.ts';
+import { callbackErrors } from './errors.ts';
+import type { CallbackNonceRepository } from './nonce-repository.ts';
 
 /** A parameter valid for longer than this is refused: it bounds how long nonces are kept. */
 export const CALLBACK_MAX_LIFETIME_SECONDS = 86_400;
@@ -55,31 +55,34 @@ export function makeCallbackParam(
 }
 
 /**
- * Opens and checks a callback parameter: tampered or malformed, expired, too long-lived or replayed is
+ * Opens and checks callback parameters: tampered or malformed, expired, too long-lived or replayed is
  * 401. The nonce is spent (in the database, so every process sees it) only once all else holds.
  */
-export async function openCallbackParam(core: Core, data: string): Promise<CallbackPayload> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(decrypt(gatewayCallbackKey(core), data).toString('utf8'));
-  } catch {
-    throw assistantErrors.CALLBACK_PARAMETER_INVALID();
-  }
-  if (!Value.Check(callbackPayloadSchema, payload)) throw assistantErrors.CALLBACK_PARAMETER_INVALID();
-  const now = Date.now();
-  const expiresAt = payload.exp * 1000;
-  if (expiresAt <= now) throw assistantErrors.CALLBACK_PARAMETER_EXPIRED();
-  if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
-    throw assistantErrors.CALLBACK_PARAMETER_INVALID('The data parameter is valid for too long.');
-  }
-  const db = core.database.db.withTables<AssistantAuthTables>();
-  await db.deleteFrom('assistant_callback_nonces').where('expires_at', '<=', now).execute();
-  const inserted = await db
-    .insertInto('assistant_callback_nonces')
-    .values({ nonce_hash: keyedHash(core.key('callback-nonce'), payload.nonce), expires_at: expiresAt })
-    .onConflict((conflict) => conflict.column('nonce_hash').doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
-    throw assistantErrors.CALLBACK_PARAMETER_REPLAYED();
-  return payload;
+export function createCallbackParams(core: Core, nonces: CallbackNonceRepository) {
+  const key = gatewayCallbackKey(core);
+  const nonceKey = core.key('callback-nonce');
+  return {
+    async open(data: string): Promise<CallbackPayload> {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(decrypt(key, data).toString('utf8'));
+      } catch {
+        throw callbackErrors.CALLBACK_PARAMETER_INVALID();
+      }
+      if (!Value.Check(callbackPayloadSchema, payload)) throw callbackErrors.CALLBACK_PARAMETER_INVALID();
+      const now = Date.now();
+      const expiresAt = payload.exp * 1000;
+      if (expiresAt <= now) throw callbackErrors.CALLBACK_PARAMETER_EXPIRED();
+      if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
+        throw callbackErrors.CALLBACK_PARAMETER_INVALID('The data parameter is valid for too long.');
+      }
+      await nonces.forgetExpired(now);
+      if (!(await nonces.spend(keyedHash(nonceKey, payload.nonce), expiresAt))) {
+        throw callbackErrors.CALLBACK_PARAMETER_REPLAYED();
+      }
+      return payload;
+    },
+  };
 }
+
+export type CallbackParams = ReturnType<typeof createCallbackParams>;

@@ -1,5 +1,3 @@
-import type { App } from '../../core/http/service-app.ts';
-
 /** What a channel token request may say: the Direct Line user id to bind (`dl_…`) and a caller's abort. */
 export interface ChannelTokenOptions {
   userId?: string;
@@ -31,9 +29,4 @@ export interface ConversationChannel {
   readonly kind: 'external' | 'embedded';
   token(options: ChannelTokenOptions): Promise<ChannelToken>;
   streamToken(options: ChannelTokenOptions): Promise<ChannelStreamToken>;
-}
-
-/** The embedded channel also serves the Direct Line routes (`/v3/directline/…` and its websocket). */
-export interface EmbeddedConversationChannel extends ConversationChannel {
-  registerRoutes(app: App): Promise<void>;
 }

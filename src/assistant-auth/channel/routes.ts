@@ -1,55 +1,42 @@
-import type { Core } from '../../core/core.ts';
-import { errorResponses } from '../../core/errors.ts';
+import { subsystemErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import { accessDescription, accessHooks, accessSecurity, accessStatuses } from '../access.ts';
-import type { ConversationChannel } from './conversation-channel.ts';
+import type { AssistantAuth } from '../composition.ts';
 import { channelStreamTokenSchema, channelTokenQuery, channelTokenSchema } from './schemas.ts';
 
-/** `/token` and `/token/wss`: tokens of the conversation channel (public). */
-export async function registerChannelRoutes(
-  app: App,
-  core: Core,
-  channel: ConversationChannel,
-): Promise<void> {
-  const common = {
-    onRequest: accessHooks(core, 'public'),
-  };
-  app.get(
-    '/token',
-    {
-      ...common,
-      schema: {
-        operationId: 'getChannelToken',
-        summary: 'A conversation-channel token and its lifetime.',
-        description: `Direct Line 3.0 tokens/generate. ${accessDescription('public')}`,
-        tags: ['conversation channel'],
-        security: accessSecurity('public'),
-        querystring: channelTokenQuery,
-        response: {
-          200: channelTokenSchema,
-          ...errorResponses(400, ...accessStatuses('public'), 502),
+/** `/token` and `/token/wss`: the two Direct Line 3.0 answers the conversation channel gives (public). */
+const operations = [
+  {
+    path: '/token',
+    id: 'getChannelToken',
+    summary: 'A conversation-channel token and its lifetime.',
+    description: 'Direct Line 3.0 tokens/generate.',
+    answer: channelTokenSchema,
+    method: 'token',
+  },
+  {
+    path: '/token/wss',
+    id: 'getChannelStreamToken',
+    summary: 'A token bound to a new conversation, with its websocket stream URL.',
+    description: 'Direct Line 3.0 conversations.',
+    answer: channelStreamTokenSchema,
+    method: 'streamToken',
+  },
+] as const;
+
+export function channelRoutes(app: App, { access, channel }: AssistantAuth): void {
+  for (const { path, answer, method, ...described } of operations) {
+    app.get(
+      path,
+      access.route(
+        {
+          ...described,
+          tag: 'conversation channel',
+          access: 'public',
+          errors: [subsystemErrors.SUBSYSTEM_ERROR],
         },
-      },
-    },
-    async (request) => channel.token({ userId: request.query.userId }),
-  );
-  app.get(
-    '/token/wss',
-    {
-      ...common,
-      schema: {
-        operationId: 'getChannelStreamToken',
-        summary: 'A token bound to a new conversation, with its websocket stream URL.',
-        description: `Direct Line 3.0 conversations. ${accessDescription('public')}`,
-        tags: ['conversation channel'],
-        security: accessSecurity('public'),
-        querystring: channelTokenQuery,
-        response: {
-          200: channelStreamTokenSchema,
-          ...errorResponses(400, ...accessStatuses('public'), 502),
-        },
-      },
-    },
-    async (request) => channel.streamToken({ userId: request.query.userId }),
-  );
+        { querystring: channelTokenQuery, response: { 200: answer } },
+      ),
+      async (request) => channel[method]({ userId: request.query.userId }),
+    );
+  }
 }

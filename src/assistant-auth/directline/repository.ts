@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Core } from '../../core/core.ts';
+import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
 import { directLineErrors } from './errors.ts';
 import type { Activity } from './schemas.ts';
@@ -26,10 +26,10 @@ export interface Claim {
   until: number;
 }
 
-export type DirectLineRepository = ReturnType<typeof directLineRepository>;
+export type DirectLineRepository = ReturnType<typeof createDirectLineRepository>;
 
-export function directLineRepository(core: Core) {
-  const db = core.database.db.withTables<DirectLineTables>();
+export function createDirectLineRepository(database: Database) {
+  const db = database.db.withTables<DirectLineTables>();
 
   async function insertNext(
     trx: Transaction<CoreTables & DirectLineTables>,

@@ -1,10 +1,11 @@
 import type {} from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorResponses } from '../../core/errors.ts';
+import type { RouteSchema } from '../../core/http/route-errors.ts';
 import type { App } from '../../core/http/service-app.ts';
-import type { ConversationService } from './conversation-service.ts';
+import type { AssistantAuth } from '../composition.ts';
+import { type Operation, operation } from '../operation.ts';
 import { allowAnyOrigin, registerPreflight } from './cors.ts';
-import type { ChannelCredentials, Credential } from './credentials.ts';
+import type { Credential } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
 import {
   activityInput,
@@ -17,7 +18,6 @@ import {
   tokenAnswerSchema,
   watermarkQuery,
 } from './schemas.ts';
-import type { StreamHub } from './stream-hub.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,21 +26,29 @@ declare module 'fastify' {
   }
 }
 
-interface Parts {
-  credentials: ChannelCredentials;
-  conversations: ConversationService;
-  hub: StreamHub;
-}
+const tag = 'conversation channel';
+const { DIRECTLINE_CONVERSATION_MISMATCH, DIRECTLINE_CONVERSATION_NOT_FOUND } = directLineErrors;
 
-const tags = ['conversation channel'];
-/** The document's bearer scheme of the Direct Line routes (assistant-auth/openapi.ts). */
-const security = [{ directLineBearer: [] }];
-const bearer =
-  'Authorization: `Bearer <token>` (or the channel secret, `sintonia directline-secret`); missing 401, invalid, expired or another conversation’s token 403.';
+/** Who may call the Direct Line routes: a bearer of the channel, refused with Direct Line's own types. */
+const bearer: Operation['access'] = {
+  security: [{ directLineBearer: [] }],
+  errors: [
+    directLineErrors.DIRECTLINE_CREDENTIALS_MISSING,
+    directLineErrors.DIRECTLINE_CREDENTIALS_INVALID,
+    directLineErrors.DIRECTLINE_TOKEN_EXPIRED,
+  ],
+  description:
+    'Authorization: `Bearer <token>` (or the channel secret, `sintonia directline-secret`); missing 401, invalid, expired or another conversation’s token 403.',
+};
+
+/** A Direct Line operation: the bearer's refusals, plus the entries its own rules raise. */
+const described = <S extends RouteSchema>(options: Omit<Operation, 'tag' | 'access'>, schema: S) =>
+  operation({ ...options, tag, access: bearer }, schema);
 
 /** The Direct Line 3.0 routes of the embedded channel, top to bottom, and its WebSocket stream. */
-export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<void> {
-  const { credentials, conversations, hub } = parts;
+export function directLineRoutes(app: App, { directLine }: AssistantAuth): void {
+  if (!directLine) return;
+  const { credentials, conversations, hub } = directLine;
   app.decorateRequest('directLineCredential', undefined);
   registerPreflight(app);
   // Credentials first: an expired or forged token is 403 whatever the body says.
@@ -57,15 +65,16 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     '/v3/directline/tokens/generate',
     {
       onRequest,
-      schema: {
-        operationId: 'generateDirectLineToken',
-        summary: 'Direct Line: a token for a new conversation.',
-        description: `Bearer: the channel secret only. The token is bound to a new conversation id and to \`user.id\` (or a generated \`dl_…\` id). ${bearer}`,
-        tags,
-        security,
-        body: startBody,
-        response: { 200: tokenAnswerSchema, ...errorResponses(400, 401, 403) },
-      },
+      schema: described(
+        {
+          id: 'generateDirectLineToken',
+          summary: 'Direct Line: a token for a new conversation.',
+          description:
+            'Bearer: the channel secret only. The token is bound to a new conversation id and to `user.id` (or a generated `dl_…` id).',
+          errors: [directLineErrors.DIRECTLINE_SECRET_REQUIRED],
+        },
+        { body: startBody, response: { 200: tokenAnswerSchema } },
+      ),
     },
     async (request) => conversations.generate(who(request), request.body),
   );
@@ -73,14 +82,15 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     '/v3/directline/tokens/refresh',
     {
       onRequest,
-      schema: {
-        operationId: 'refreshDirectLineToken',
-        summary: 'Direct Line: a new token for the same conversation and user.',
-        description: `Bearer: a valid, unexpired token. ${bearer}`,
-        tags,
-        security,
-        response: { 200: tokenAnswerSchema, ...errorResponses(401, 403) },
-      },
+      schema: described(
+        {
+          id: 'refreshDirectLineToken',
+          summary: 'Direct Line: a new token for the same conversation and user.',
+          description: 'Bearer: a valid, unexpired token.',
+          errors: [directLineErrors.DIRECTLINE_TOKEN_REQUIRED],
+        },
+        { response: { 200: tokenAnswerSchema } },
+      ),
     },
     async (request) => conversations.refresh(who(request)),
   );
@@ -88,79 +98,72 @@ export async function registerDirectLineRoutes(app: App, parts: Parts): Promise<
     '/v3/directline/conversations',
     {
       onRequest,
-      schema: {
-        operationId: 'startConversation',
-        summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
-        description: `With a token: its conversation. With the secret: a new one. The streamUrl replays the conversation from its start. ${bearer}`,
-        tags,
-        security,
-        body: startBody,
-        response: {
-          200: conversationAnswerSchema,
-          201: conversationAnswerSchema,
-          ...errorResponses(400, 401, 403),
+      schema: described(
+        {
+          id: 'startConversation',
+          summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
+          description:
+            'With a token: its conversation. With the secret: a new one. The streamUrl replays the conversation from its start.',
         },
-      },
+        { body: startBody, response: { 200: conversationAnswerSchema, 201: conversationAnswerSchema } },
+      ),
     },
     async (request, reply) => {
       const { created, answer } = await conversations.start(who(request), request.body);
       return reply.code(created ? 201 : 200).send(answer);
     },
   );
-  app.get(
-    '/v3/directline/conversations/:conversationId',
+  // The operations on one conversation: the token's own (403 otherwise), and one that exists (404).
+  const ofConversation = [DIRECTLINE_CONVERSATION_MISMATCH, DIRECTLINE_CONVERSATION_NOT_FOUND];
+  // What a client reads of one conversation after a watermark: a reconnection, or the activities.
+  const reads = [
     {
-      onRequest,
-      schema: {
-        operationId: 'reconnectToConversation',
-        summary: 'Direct Line: reconnect — a fresh token and streamUrl.',
-        description: `The streamUrl replays from \`watermark\`; without it, only what comes after this call. ${bearer}`,
-        tags,
-        security,
-        params: conversationParams,
-        querystring: watermarkQuery,
-        response: { 200: conversationAnswerSchema, ...errorResponses(400, 401, 403, 404) },
-      },
+      path: '/v3/directline/conversations/:conversationId',
+      id: 'reconnectToConversation',
+      summary: 'Direct Line: reconnect — a fresh token and streamUrl.',
+      description: 'The streamUrl replays from `watermark`; without it, only what comes after this call.',
+      answer: conversationAnswerSchema,
+      read: conversations.reconnect,
     },
-    async (request) =>
-      conversations.reconnect(who(request), request.params.conversationId, request.query.watermark),
-  );
+    {
+      path: '/v3/directline/conversations/:conversationId/activities',
+      id: 'getActivities',
+      summary: 'Direct Line: activities after a watermark (polling clients).',
+      description: 'At most 100 per call; `typing` is only sent over the stream.',
+      answer: activitySetSchema,
+      read: conversations.list,
+    },
+  ] as const;
+  for (const { path, answer, read, ...options } of reads) {
+    app.get(
+      path,
+      {
+        onRequest,
+        schema: described(
+          { ...options, errors: ofConversation },
+          { params: conversationParams, querystring: watermarkQuery, response: { 200: answer } },
+        ),
+      },
+      async (request) => read(who(request), request.params.conversationId, request.query.watermark),
+    );
+  }
   app.post(
     '/v3/directline/conversations/:conversationId/activities',
     {
       onRequest,
-      schema: {
-        operationId: 'postActivity',
-        summary: 'Direct Line: send an activity; a message is answered by the assistant agent.',
-        description: `\`from.id\` is always the token’s user. The answer (or the agent’s error, with the family error body in \`value\`) arrives as a bot activity. ${bearer}`,
-        tags,
-        security,
-        params: conversationParams,
-        body: activityInput,
-        response: { 200: resourceResponseSchema, ...errorResponses(400, 401, 403, 404, 413) },
-      },
+      schema: described(
+        {
+          id: 'postActivity',
+          summary: 'Direct Line: send an activity; a message is answered by the assistant agent.',
+          description:
+            '`from.id` is always the token’s user. The answer (or the agent’s error, with the family error body in `value`) arrives as a bot activity.',
+          errors: ofConversation,
+        },
+        { params: conversationParams, body: activityInput, response: { 200: resourceResponseSchema } },
+      ),
     },
     async (request) => conversations.post(who(request), request.params.conversationId, request.body),
   );
-  app.get(
-    '/v3/directline/conversations/:conversationId/activities',
-    {
-      onRequest,
-      schema: {
-        operationId: 'getActivities',
-        summary: 'Direct Line: activities after a watermark (polling clients).',
-        description: `At most 100 per call; \`typing\` is only sent over the stream. ${bearer}`,
-        tags,
-        security,
-        params: conversationParams,
-        querystring: watermarkQuery,
-        response: { 200: activitySetSchema, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
-    async (request) =>
-      conversations.list(who(request), request.params.conversationId, request.query.watermark),
-  );
-
   // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).
   app.get(
     '/v3/directline/conversations/:conversationId/stream',

@@ -4,12 +4,15 @@ import type { DirectLineRepository } from './repository.ts';
 import type { Activity } from './schemas.ts';
 
 export interface StreamHub {
+  /** Starts polling for activities other processes stored, and the keep-alive. */
+  start(): void;
   /** Takes a newly opened stream socket; a second socket for the same conversation is closed (collision). */
   attach(socket: WebSocket, conversationId: string, afterSeq: number): void;
   /** New activities are stored for this conversation: push them to its socket, if it is here. */
   notify(conversationId: string): void;
   /** Pushes an activity that is never stored (typing) to the conversation's socket, if it is here. */
   sendEphemeral(conversationId: string, activity: Activity): void;
+  /** Stops the timers and closes the sockets. */
   close(): void;
 }
 
@@ -68,24 +71,28 @@ export function createStreamHub(
     }
   }
 
-  const poller = setInterval(() => {
-    for (const stream of streams.values()) void flush(stream);
-  }, options.pollMs);
-  const keepAlive = setInterval(() => {
-    for (const stream of streams.values()) {
-      if (!stream.alive) {
-        stream.socket.terminate();
-        continue;
-      }
-      stream.alive = false;
-      stream.socket.ping();
-      stream.socket.send('');
-    }
-  }, options.keepAliveMs);
-  poller.unref();
-  keepAlive.unref();
+  let timers: NodeJS.Timeout[] = [];
 
   return {
+    start() {
+      if (timers.length > 0) return;
+      const poller = setInterval(() => {
+        for (const stream of streams.values()) void flush(stream);
+      }, options.pollMs);
+      const keepAlive = setInterval(() => {
+        for (const stream of streams.values()) {
+          if (!stream.alive) {
+            stream.socket.terminate();
+            continue;
+          }
+          stream.alive = false;
+          stream.socket.ping();
+          stream.socket.send('');
+        }
+      }, options.keepAliveMs);
+      timers = [poller, keepAlive];
+      for (const timer of timers) timer.unref();
+    },
     attach(socket, conversationId, afterSeq) {
       if (streams.has(conversationId)) {
         socket.close(COLLISION_CLOSE_CODE, 'collision');
@@ -123,8 +130,8 @@ export function createStreamHub(
       }
     },
     close() {
-      clearInterval(poller);
-      clearInterval(keepAlive);
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
       for (const stream of streams.values()) stream.socket.close(1001, 'going away');
       streams.clear();
     },

@@ -1,9 +1,7 @@
 import Type from 'typebox';
-import type { Core } from '../../core/core.ts';
 import type { App } from '../../core/http/service-app.ts';
-import { accessDescription } from '../access.ts';
-import type { AssistantSigner } from './signer.ts';
-import { signingAlgorithms } from './signing-keys.ts';
+import type { AssistantAuth } from '../composition.ts';
+import { signingAlgorithms } from './signing-key-repository.ts';
 
 /** Verifiers may cache the key set this long; a rotation publishes new keys for longer than that first. */
 export const JWKS_MAX_AGE_SECONDS = 300;
@@ -36,20 +34,22 @@ const jwkSchema = Type.Object(
 
 const jwksSchema = Type.Object({ keys: Type.Array(jwkSchema) }, { $id: 'Jwks' });
 
+const tag = 'openid';
+
 /** The discovery document and the key set: no key needed, cacheable. */
-export async function registerSigningRoutes(app: App, core: Core, signer: AssistantSigner): Promise<void> {
+export function signingRoutes(app: App, { access, core, signer }: AssistantAuth): void {
   app.get(
     '/openid/issuer/.well-known/openid-configuration',
-    {
-      schema: {
-        operationId: 'getOpenIdConfiguration',
+    access.route(
+      {
+        id: 'getOpenIdConfiguration',
         summary: 'Where the assistant’s public keys are.',
-        description: `OpenID discovery document of the assistant issuer. ${accessDescription('open')}`,
-        tags: ['openid'],
-        security: [],
-        response: { 200: discoverySchema },
+        description: 'OpenID discovery document of the assistant issuer.',
+        tag,
+        access: 'open',
       },
-    },
+      { response: { 200: discoverySchema } },
+    ),
     async (_request, reply) => {
       const base = core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth');
       reply.header('cache-control', 'public, max-age=3600');
@@ -64,16 +64,17 @@ export async function registerSigningRoutes(app: App, core: Core, signer: Assist
   );
   app.get(
     '/openid/jwk',
-    {
-      schema: {
-        operationId: 'getJsonWebKeySet',
+    access.route(
+      {
+        id: 'getJsonWebKeySet',
         summary: 'The public keys that verify what the assistant signs.',
-        description: `JSON Web Key Set: current keys, keys announced by a rotation and superseded keys whose tokens may still be valid. ${accessDescription('open')}`,
-        tags: ['openid'],
-        security: [],
-        response: { 200: jwksSchema },
+        description:
+          'JSON Web Key Set: current keys, keys announced by a rotation and superseded keys whose tokens may still be valid.',
+        tag,
+        access: 'open',
       },
-    },
+      { response: { 200: jwksSchema } },
+    ),
     async (_request, reply) => {
       reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
       return signer.jwks();

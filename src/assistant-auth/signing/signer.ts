@@ -3,12 +3,12 @@ import { importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 import type { Core } from '../../core/core.ts';
 import { decrypt } from '../../core/secrets.ts';
 import {
-  MAX_SIGNED_TTL_SECONDS,
+  createSigningKeyRepository,
   type PublishedJwk,
   type SigningAlgorithm,
-  signingKeyRepository,
-  signingKeysSecret,
-} from './signing-keys.ts';
+  type SigningKeyRepository,
+} from './signing-key-repository.ts';
+import { MAX_SIGNED_TTL_SECONDS, signingKeysSecret } from './signing-keys.ts';
 
 export interface SignOptions {
   /** Who the token is for, e.g. `sintonia-agents`. */
@@ -32,9 +32,14 @@ export function assistantIssuer(core: Core): string {
   return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
 }
 
-/** The assistant's signer. Keys are read from the database at each call, so a rotation by the CLI applies at once. */
-export function createAssistantSigner(core: Core): AssistantSigner {
-  const repository = signingKeyRepository(core);
+/**
+ * The assistant's signer. Keys are read from the database at each call, so a rotation by the CLI applies
+ * at once. Without a repository it reads the core's database (the agents' tests sign this way).
+ */
+export function createAssistantSigner(
+  core: Core,
+  repository: SigningKeyRepository = createSigningKeyRepository(core.database),
+): AssistantSigner {
   // Imported private keys by kid: importing is the costly part, and a kid never changes its key.
   const imported = new Map<string, CryptoKey | Uint8Array>();
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Core } from '../../core/core.ts';
+import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
 import type { AssistantAuthTables } from '../tables.ts';
 
@@ -7,24 +7,18 @@ export type UserRow = AssistantAuthTables['assistant_users'];
 
 type Db = Kysely<CoreTables & AssistantAuthTables>;
 
+/** The newest record first; the id breaks ties so every reader picks the same one. */
+const newest = (db: Db) =>
+  db.selectFrom('assistant_users').selectAll().orderBy('created_at', 'desc').orderBy('assistant_id');
+
 /** The reads and the insert a first login needs, on the connection or inside a transaction. */
 function identityQueries(db: Db) {
-  const users = () => db.selectFrom('assistant_users').selectAll();
   return {
     /** The newest record of one channel identity, valid or not. */
     newestBySubject: (subjectHash: string) =>
-      users()
-        .where('subject_hash', '=', subjectHash)
-        .orderBy('created_at', 'desc')
-        .orderBy('assistant_id')
-        .executeTakeFirst(),
+      newest(db).where('subject_hash', '=', subjectHash).executeTakeFirst(),
 
-    newestByPhone: (phoneHash: string) =>
-      users()
-        .where('phone_hash', '=', phoneHash)
-        .orderBy('created_at', 'desc')
-        .orderBy('assistant_id')
-        .executeTakeFirst(),
+    newestByPhone: (phoneHash: string) => newest(db).where('phone_hash', '=', phoneHash).executeTakeFirst(),
 
     async insert(row: UserRow): Promise<void> {
       await db.insertInto('assistant_users').values(row).execute();
@@ -34,9 +28,13 @@ function identityQueries(db: Db) {
 
 export type IdentityQueries = ReturnType<typeof identityQueries>;
 
-export function userRepository(core: Core) {
-  const db = core.database.db.withTables<AssistantAuthTables>();
-  const users = () => db.selectFrom('assistant_users').selectAll();
+export function createUserRepository(database: Database) {
+  const db = database.db.withTables<AssistantAuthTables>();
+  const update = (assistantId: string, changes: Partial<UserRow>) =>
+    db.updateTable('assistant_users').set(changes).where('assistant_id', '=', assistantId).execute();
+  const remove = () => db.deleteFrom('assistant_users');
+  const count = async (query: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
+    Number((await query.executeTakeFirst()).numDeletedRows);
 
   return {
     ...identityQueries(db),
@@ -49,7 +47,7 @@ export function userRepository(core: Core) {
      */
     withIdentityLock<T>(subjectHash: string, work: (locked: IdentityQueries) => Promise<T>): Promise<T> {
       return db.transaction().execute(async (trx) => {
-        if (core.database.dialect === 'postgres') {
+        if (database.dialect === 'postgres') {
           await sql`select pg_advisory_xact_lock(hashtextextended(${`assistant-user:${subjectHash}`}, 0))`.execute(
             trx,
           );
@@ -58,54 +56,31 @@ export function userRepository(core: Core) {
       });
     },
 
-    findById: (assistantId: string) => users().where('assistant_id', '=', assistantId).executeTakeFirst(),
+    findById: (assistantId: string) =>
+      db.selectFrom('assistant_users').selectAll().where('assistant_id', '=', assistantId).executeTakeFirst(),
 
     newestValidOfChannel: (assistantIdGlobal: string, channel: string, now: number) =>
-      users()
+      newest(db)
         .where('assistant_id_global', '=', assistantIdGlobal)
         .where('channel', '=', channel)
         .where('expires_at', '>', now)
-        .orderBy('created_at', 'desc')
-        .orderBy('assistant_id')
         .executeTakeFirst(),
 
     /** Renews an expired record kept under the same assistantId. */
     async renew(assistantId: string, changes: Pick<UserRow, 'created_at' | 'expires_at' | 'source'>) {
-      await db.updateTable('assistant_users').set(changes).where('assistant_id', '=', assistantId).execute();
+      await update(assistantId, changes);
     },
 
     async setPhone(assistantId: string, phoneHash: string, phoneSealed: string): Promise<void> {
-      await db
-        .updateTable('assistant_users')
-        .set({ phone_hash: phoneHash, phone_sealed: phoneSealed })
-        .where('assistant_id', '=', assistantId)
-        .execute();
+      await update(assistantId, { phone_hash: phoneHash, phone_sealed: phoneSealed });
     },
 
-    async deleteById(assistantId: string): Promise<number> {
-      const result = await db
-        .deleteFrom('assistant_users')
-        .where('assistant_id', '=', assistantId)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
+    deleteById: (assistantId: string) => count(remove().where('assistant_id', '=', assistantId)),
 
-    async deleteBySubject(subjectHash: string): Promise<number> {
-      const result = await db
-        .deleteFrom('assistant_users')
-        .where('subject_hash', '=', subjectHash)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
+    deleteBySubject: (subjectHash: string) => count(remove().where('subject_hash', '=', subjectHash)),
 
     /** Removes records that expired before `before`. */
-    async purgeExpiredBefore(before: number): Promise<number> {
-      const result = await db
-        .deleteFrom('assistant_users')
-        .where('expires_at', '<', before)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
+    purgeExpiredBefore: (before: number) => count(remove().where('expires_at', '<', before)),
 
     /** Every record of the person holding this phone number: those with the number and all their linked ids. */
     async erasePerson(phoneHash: string): Promise<number> {
@@ -117,9 +92,8 @@ export function userRepository(core: Core) {
           .where('phone_hash', '=', phoneHash)
           .execute();
         if (globals.length === 0) return 0;
-        const result = await trx
-          .deleteFrom('assistant_users')
-          .where((eb) =>
+        return count(
+          trx.deleteFrom('assistant_users').where((eb) =>
             eb.or([
               eb('phone_hash', '=', phoneHash),
               eb(
@@ -128,10 +102,11 @@ export function userRepository(core: Core) {
                 globals.map((row) => row.assistant_id_global),
               ),
             ]),
-          )
-          .executeTakeFirst();
-        return Number(result.numDeletedRows);
+          ),
+        );
       });
     },
   };
 }
+
+export type UserRepository = ReturnType<typeof createUserRepository>;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../../core/core.ts';
 import { encrypt, keyedHash } from '../../core/secrets.ts';
-import { assistantErrors } from '../errors.ts';
-import { type IdentityQueries, type UserRow, userRepository } from './repository.ts';
+import { userErrors } from './errors.ts';
+import type { IdentityQueries, UserRepository, UserRow } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
 
 /** `whatsapp=86400,web=3600` → lifetimes in seconds by channel. */
@@ -35,8 +35,7 @@ export interface ChannelIdentity {
 }
 
 /** The rules of assistant users: lifetimes per channel, one person's ids tied by assistantIdGlobal. */
-export function createUserService(core: Core) {
-  const repository = userRepository(core);
+export function createUserService(core: Core, repository: UserRepository) {
   const ttls = parseChannelTtls(core.config.ASSISTANT_ID_TTL_BY_CHANNEL);
   const ttlMs = (channel: string) => (ttls.get(channel) ?? core.config.ASSISTANT_ID_TTL) * 1000;
   const subjectHash = (channel: string, identity: string) =>
@@ -143,25 +142,25 @@ export function createUserService(core: Core) {
     /** The valid user; 404 when unknown, 410 when its assistantId has expired. */
     async read(assistantId: string): Promise<AssistantUser> {
       const row = await repository.findById(assistantId);
-      if (!row) throw assistantErrors.USER_NOT_FOUND();
-      if (row.expires_at <= Date.now()) throw assistantErrors.ASSISTANT_ID_EXPIRED();
+      if (!row) throw userErrors.USER_NOT_FOUND();
+      if (row.expires_at <= Date.now()) throw userErrors.ASSISTANT_ID_EXPIRED();
       return toAssistantUser(row);
     },
 
     async newestOfChannel(assistantIdGlobal: string, channel: string): Promise<AssistantUser> {
       const row = await repository.newestValidOfChannel(assistantIdGlobal, channel, Date.now());
-      if (!row) throw assistantErrors.ASSISTANT_ID_GLOBAL_NOT_FOUND();
+      if (!row) throw userErrors.ASSISTANT_ID_GLOBAL_NOT_FOUND();
       return toAssistantUser(row);
     },
 
     async remove(assistantId: string): Promise<void> {
-      if ((await repository.deleteById(assistantId)) === 0) throw assistantErrors.USER_NOT_FOUND();
+      if ((await repository.deleteById(assistantId)) === 0) throw userErrors.USER_NOT_FOUND();
     },
 
     /** Removes every record of one channel identity (the gateway's unlinking). */
     async removeIdentity(who: Pick<ChannelIdentity, 'channel' | 'identity'>): Promise<void> {
       const removed = await repository.deleteBySubject(subjectHash(who.channel, who.identity));
-      if (removed === 0) throw assistantErrors.USER_NOT_FOUND('No assistant user for this channel identity.');
+      if (removed === 0) throw userErrors.USER_NOT_FOUND('No assistant user for this channel identity.');
     },
 
     /** Removes records expired for longer than ASSISTANT_USER_RETENTION; returns how many. */
@@ -172,7 +171,7 @@ export function createUserService(core: Core) {
     /** Data-protection erasure: every record of the person; the audit line holds no personal data. */
     async eraseByPhone(phone: string, actor: string): Promise<number> {
       const removed = await repository.erasePerson(phoneHash(phone));
-      if (removed === 0) throw assistantErrors.PHONE_NUMBER_NOT_FOUND();
+      if (removed === 0) throw userErrors.PHONE_NUMBER_NOT_FOUND();
       await core.audit(actor, 'assistant-user.erase-by-phone', `${removed} records`);
       return removed;
     },

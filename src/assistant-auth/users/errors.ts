@@ -1,0 +1,9 @@
+import { defineErrors } from '../../core/errors.ts';
+
+/** What the assistant-user operations answer beyond the family's common errors. */
+export const userErrors = defineErrors('assistant-auth/users', {
+  USER_NOT_FOUND: [404, 'No assistant user has this assistantId.'],
+  ASSISTANT_ID_EXPIRED: [410, 'This assistantId has expired; authenticate again.'],
+  ASSISTANT_ID_GLOBAL_NOT_FOUND: [404, 'No valid assistantId of this channel for this assistantIdGlobal.'],
+  PHONE_NUMBER_NOT_FOUND: [404, 'No assistant user holds this phone number.'],
+});

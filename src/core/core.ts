@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { type ApiKeyStore, createApiKeyStore } from './api-keys/api-keys.ts';
 import type { Config } from './config.ts';
+import { createAuditRepository } from './db/audit-repository.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { deriveKey, loadMasterKey } from './secrets.ts';
@@ -116,6 +117,7 @@ export async function openCore(
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
   }
+  const auditLog = createAuditRepository(database.db);
   const derived = new Map<string, Buffer>();
   const listening = new Map<ServiceName, string>();
   return {
@@ -132,10 +134,7 @@ export async function openCore(
       return key;
     },
     async audit(actor, action, subject) {
-      await database.db
-        .insertInto('audit_log')
-        .values({ id: randomUUID(), at: Date.now(), actor, action, subject })
-        .execute();
+      await auditLog.append({ id: randomUUID(), at: Date.now(), actor, action, subject });
     },
     serviceUrl(name) {
       return listening.get(name) ?? `http://${config.HOST}:${servicePort(config, name)}`;

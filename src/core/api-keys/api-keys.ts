@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { CoreTables } from '../db/tables.ts';
+import { type ApiKeyRow, createApiKeyRepository } from './api-key-repository.ts';
 
 /** runtime: the assistant runtime; gateway: the gateway platform; client: other clients; backoffice: operators. */
 export const keyClasses = ['runtime', 'gateway', 'client', 'backoffice'] as const;
@@ -28,52 +29,43 @@ export function isKeyClass(value: string): value is KeyClass {
   return (keyClasses as readonly string[]).includes(value);
 }
 
-export function createApiKeyStore(db: Kysely<CoreTables>) {
-  const toRecord = (row: CoreTables['api_keys']): ApiKeyRecord => ({
-    id: row.id,
-    name: row.name,
-    keyClass: row.key_class as KeyClass,
-    createdAt: new Date(row.created_at).toISOString(),
-    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
-    lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
-  });
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  keyClass: row.key_class as KeyClass,
+  createdAt: new Date(row.created_at).toISOString(),
+  revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+});
 
+/** The API keys of the family: created, listed and revoked by operators, verified on every request. */
+export function createApiKeyStore(db: Kysely<CoreTables>) {
+  const keys = createApiKeyRepository(db);
   return {
     /** Creates a key; the returned `key` is the only time the secret exists outside the caller. */
     async create(keyClass: KeyClass, name: string): Promise<{ id: string; key: string; class: KeyClass }> {
       const id = randomBytes(8).toString('hex');
       const secret = randomBytes(32).toString('base64url');
-      await db
-        .insertInto('api_keys')
-        .values({
-          id,
-          name,
-          key_class: keyClass,
-          secret_hash: hashSecret(secret),
-          created_at: Date.now(),
-          revoked_at: null,
-          last_used_at: null,
-        })
-        .execute();
+      await keys.insert({
+        id,
+        name,
+        key_class: keyClass,
+        secret_hash: hashSecret(secret),
+        created_at: Date.now(),
+        revoked_at: null,
+        last_used_at: null,
+      });
       return { id, key: `snt_${keyClass}_${id}_${secret}`, class: keyClass };
     },
 
     async list(): Promise<ApiKeyRecord[]> {
-      const rows = await db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();
-      return rows.map(toRecord);
+      return (await keys.listAll()).map(toRecord);
     },
 
     /** Revokes a key; false when there is no such key. Takes effect on the next request everywhere. */
     async revoke(id: string): Promise<boolean> {
-      const result = await db
-        .updateTable('api_keys')
-        .set({ revoked_at: Date.now() })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) return true;
-      const row = await db.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst();
-      return row !== undefined;
+      // Revoking a revoked key is not an error: only an unknown id answers false.
+      return (await keys.markRevoked(id, Date.now())) || keys.exists(id);
     },
 
     /**
@@ -84,14 +76,14 @@ export function createApiKeyStore(db: Kysely<CoreTables>) {
       const match = KEY_PATTERN.exec(presented);
       if (!match) return undefined;
       const [, keyClass, id, secret] = match as unknown as [string, KeyClass, string, string];
-      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await keys.findById(id);
       if (!row || row.revoked_at !== null || row.key_class !== keyClass) return undefined;
       const expected = Buffer.from(row.secret_hash, 'hex');
       const actual = Buffer.from(hashSecret(secret), 'hex');
       if (!timingSafeEqual(expected, actual)) return undefined;
       const now = Date.now();
       if (row.last_used_at === null || now - row.last_used_at > LAST_USE_RESOLUTION_MS) {
-        await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
+        await keys.recordUse(id, now);
       }
       return toRecord(row);
     },

@@ -1,37 +1,40 @@
-/** Tables of assistant-auth. Times are epoch milliseconds. */
-// A type alias, not an interface: Kysely's withTables needs the index signature aliases have.
-export type AssistantAuthTables = {
+import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../core/db/table-columns.ts';
+
+/** Tables of assistant-auth (migration 20261122083000_assistant-auth). Times are epoch milliseconds. */
+export const assistantAuthColumns = {
   assistant_signing_keys: {
-    kid: string;
-    alg: string;
+    kid: text(),
+    alg: text(),
     /** The public JWK as JSON. */
-    public_jwk: string;
+    public_jwk: text(),
     /** The private JWK as JSON, sealed with AES-256-GCM (associated data: the kid). */
-    private_jwk_sealed: string;
-    created_at: number;
+    private_jwk_sealed: text(),
+    created_at: bigint(),
     /** From this time on the key signs (until a newer key of its algorithm activates). */
-    activates_at: number;
+    activates_at: bigint(),
     /** After this time the key is no longer published; null while it is current. */
-    retires_at: number | null;
-  };
+    retires_at: nullable(bigint()),
+  },
   assistant_users: {
-    assistant_id: string;
-    assistant_id_global: string;
-    channel: string;
+    assistant_id: text(),
+    assistant_id_global: text(),
+    channel: text(),
     /** How the user came to be: `channel`, `external` or `integrated`. */
-    source: string;
+    source: text(),
     /** Keyed hash of channel + the channel's own user id; null for users created from an external id. */
-    subject_hash: string | null;
+    subject_hash: nullable(text()),
     /** Keyed hash of the E.164 phone number, for lookup and erasure. */
-    phone_hash: string | null;
+    phone_hash: nullable(text()),
     /** The phone number sealed with AES-256-GCM. */
-    phone_sealed: string | null;
-    created_at: number;
-    expires_at: number;
-  };
+    phone_sealed: nullable(text()),
+    created_at: bigint(),
+    expires_at: bigint(),
+  },
   assistant_callback_nonces: {
     /** Keyed hash of a callback parameter's nonce: a second use is a replay. */
-    nonce_hash: string;
-    expires_at: number;
-  };
-};
+    nonce_hash: text(),
+    expires_at: bigint(),
+  },
+} as const satisfies SchemaColumns;
+
+export type AssistantAuthTables = TableTypes<typeof assistantAuthColumns>;

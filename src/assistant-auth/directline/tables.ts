@@ -1,28 +1,34 @@
-/** Tables of the embedded Direct Line channel. Times are epoch milliseconds. */
-// A type alias, not an interface: Kysely's withTables needs the index signature aliases have.
-export type DirectLineTables = {
+import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../../core/db/table-columns.ts';
+
+/**
+ * Tables of the embedded Direct Line channel (migrations 20261122084000_directline and
+ * 20261122084001_directline-answers). Times are epoch milliseconds.
+ */
+export const directLineColumns = {
   directline_conversations: {
-    id: string;
+    id: text(),
     /** The Direct Line user (`dl_…`) the conversation's tokens are bound to. */
-    user_id: string;
+    user_id: text(),
     /** Sequence number of the newest activity: the conversation's watermark. */
-    last_seq: number;
-    created_at: number;
-    last_activity_at: number;
-  };
+    last_seq: bigint(),
+    created_at: bigint(),
+    last_activity_at: bigint(),
+  },
   directline_activities: {
-    conversation_id: string;
-    seq: number;
+    conversation_id: text(),
+    seq: bigint(),
     /** `<conversationId>|<seq, 7 digits>`, as Direct Line numbers activities. */
-    id: string;
+    id: text(),
     /** The whole activity as JSON. */
-    activity: string;
-    created_at: number;
+    activity: text(),
+    created_at: bigint(),
     /** User messages: 'pending' until the agent's answer (or error) is stored, then 'done'; else null. */
-    answer_state: string | null;
+    answer_state: nullable(text()),
     /** While pending: until when the process calling the agent holds it. */
-    claimed_until: number | null;
+    claimed_until: nullable(bigint()),
     /** While pending: the channel instance (process) that holds it. */
-    claimed_by: string | null;
-  };
-};
+    claimed_by: nullable(text()),
+  },
+} as const satisfies SchemaColumns;
+
+export type DirectLineTables = TableTypes<typeof directLineColumns>;

@@ -1,62 +1,73 @@
+import {
+  bigint,
+  integer,
+  nullable,
+  type SchemaColumns,
+  type TableTypes,
+  text,
+} from '../../core/db/table-columns.ts';
+
 /**
  * The tables of accounts, users, devices, sessions and device signing keys (migration
  * 20261122081000_client-accounts). Times are epoch milliseconds; booleans 0/1.
  */
-export type AccountTables = {
+export const accountColumns = {
   accounts: {
-    account_number: string;
+    account_number: text(),
     /** Random code of the account, never shown; userHash is derived from it. */
-    user_code: string;
-    user_hash: string;
-    created_at: number;
-  };
+    user_code: text(),
+    user_hash: text(),
+    created_at: bigint(),
+  },
   users: {
-    platform_user_id: string;
-    account_number: string;
+    platform_user_id: text(),
+    account_number: text(),
     /** Lower-cased. */
-    email: string;
+    email: text(),
     /** `scrypt$N$r$p$salt$hash`, base64url parts. */
-    password_hash: string;
+    password_hash: text(),
     /** JSON array of profile names. */
-    profiles: string;
+    profiles: text(),
     /** JSON array of subscription codes. */
-    subscriptions: string;
-    created_at: number;
-  };
+    subscriptions: text(),
+    created_at: bigint(),
+  },
   devices: {
-    account_number: string;
-    device_id: string;
-    name: string;
-    device_class: string;
-    enabled: number;
-    registered_at: number;
+    account_number: text(),
+    device_id: text(),
+    name: text(),
+    device_class: text(),
+    enabled: integer(),
+    registered_at: bigint(),
     /** Last (re)activation: the delete cool-down counts from here. */
-    activated_at: number;
-    last_seen_at: number;
+    activated_at: bigint(),
+    last_seen_at: bigint(),
     /** Last bookmark save from this device (playing within PLAYING_WINDOW). */
-    last_playback_at: number | null;
-  };
+    last_playback_at: nullable(bigint()),
+  },
   sessions: {
-    id: string;
-    account_number: string;
-    device_id: string;
-    device_class: string;
-    platform_user_id: string;
-    qsp_version: string;
+    id: text(),
+    account_number: text(),
+    device_id: text(),
+    device_class: text(),
+    platform_user_id: text(),
+    qsp_version: text(),
     /** SHA-256 of the current refresh token's secret (rotated on every use). */
-    refresh_hash: string;
-    refresh_expires_at: number;
-    tier: string | null;
-    scope: string | null;
-    user_profile: number | null;
-    created_at: number;
-    last_used_at: number;
-    closed_at: number | null;
-  };
+    refresh_hash: text(),
+    refresh_expires_at: bigint(),
+    tier: nullable(text()),
+    scope: nullable(text()),
+    user_profile: nullable(integer()),
+    created_at: bigint(),
+    last_used_at: bigint(),
+    closed_at: nullable(bigint()),
+  },
   device_signing_keys: {
-    kid: string;
-    public_jwk: string;
-    private_jwk_sealed: string;
-    created_at: number;
-  };
-};
+    kid: text(),
+    public_jwk: text(),
+    private_jwk_sealed: text(),
+    created_at: bigint(),
+  },
+} as const satisfies SchemaColumns;
+
+export type AccountTables = TableTypes<typeof accountColumns>;

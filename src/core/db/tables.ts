@@ -1,22 +1,29 @@
+import { bigint, nullable, type SchemaColumns, type TableTypes, text } from './table-columns.ts';
+
 /**
- * Tables shared by the whole family. Times are epoch milliseconds; booleans are 0/1 integers so that
- * both dialects read them alike.
+ * Tables shared by the whole family (migration 20261122080000_core). Times are epoch milliseconds;
+ * booleans are 0/1 integers so that both dialects read them alike.
  */
-export interface CoreTables {
+export const coreColumns = {
   api_keys: {
-    id: string;
-    name: string;
-    key_class: string;
-    secret_hash: string;
-    created_at: number;
-    revoked_at: number | null;
-    last_used_at: number | null;
-  };
+    id: text(),
+    name: text(),
+    /** One of the key classes (runtime, gateway, client, backoffice). */
+    key_class: text(),
+    /** SHA-256 of the key's secret, hex: the secret itself is never stored. */
+    secret_hash: text(),
+    created_at: bigint(),
+    revoked_at: nullable(bigint()),
+    last_used_at: nullable(bigint()),
+  },
   audit_log: {
-    id: string;
-    at: number;
-    actor: string;
-    action: string;
-    subject: string;
-  };
-}
+    id: text(),
+    at: bigint(),
+    /** A key id, an operator or a service: never personal data. */
+    actor: text(),
+    action: text(),
+    subject: text(),
+  },
+} as const satisfies SchemaColumns;
+
+export type CoreTables = TableTypes<typeof coreColumns>;

@@ -11,15 +11,22 @@ import {
 
 const folder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
+/**
+ * The migration a file holds, named without its extension: `.ts` in the sources, `.js` once compiled
+ * to dist/, so a store records the same names whichever of the two migrated it.
+ */
+export function migrationName(file: string): string | undefined {
+  return /^(\d{14}_[a-z0-9-]+)\.(?:ts|js)$/.exec(file)?.[1];
+}
+
 /** Migrations are the files `migrations/<timestamp>_<name>.ts`, applied in name order. */
 const provider: MigrationProvider = {
   async getMigrations() {
-    const files = (await readdir(folder)).filter((file) => /^\d{14}_[a-z0-9-]+\.ts$/.test(file)).sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      migrations[file.replace(/\.ts$/, '')] = (await import(
-        pathToFileURL(join(folder, file)).href
-      )) as Migration;
+    for (const file of (await readdir(folder)).sort()) {
+      const name = migrationName(file);
+      if (name === undefined) continue;
+      migrations[name] = (await import(pathToFileURL(join(folder, file)).href)) as Migration;
     }
     return migrations;
   },

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Area A content tables: bookmarks, ratings, the registration requests with their rate-limit counters,
- * the durable mail outbox, advertising contacts, subscriptions and the local ad-break table.
+ * The client API's content tables: bookmarks, ratings, the registration requests with their rate-limit
+ * counters, the durable mail outbox, advertising contacts, subscriptions and the local ad-break table.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is typed now.
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,12 +1,5 @@
-import { createAccountRepository } from '../client-api/accounts/repository.ts';
-import {
-  AccountExistsError,
-  createAccountService,
-  InvalidAccountNumberError,
-} from '../client-api/accounts/service.ts';
-import { createUserRepository } from '../client-api/users/repository.ts';
-import { createUserService, UserInputError } from '../client-api/users/service.ts';
-import type { Core } from '../core/core.ts';
+import { OperatorInputError } from '../client-api/accounts/service.ts';
+import { composeClientApi } from '../client-api/composition.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 /** Operator input mistakes of the client-api services become usage errors (exit 2, message as is). */
@@ -14,21 +7,10 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (
-      error instanceof AccountExistsError ||
-      error instanceof InvalidAccountNumberError ||
-      error instanceof UserInputError
-    ) {
-      throw new UsageError(error.message);
-    }
+    if (error instanceof OperatorInputError) throw new UsageError(error.message);
     throw error;
   }
 }
-
-export const accountServiceFor = (core: Core) =>
-  createAccountService(core, createAccountRepository(core.database));
-export const userServiceFor = (core: Core) =>
-  createUserService(createAccountRepository(core.database), createUserRepository(core.database));
 
 export const clientApiCommands: Command[] = [
   {
@@ -38,7 +20,8 @@ export const clientApiCommands: Command[] = [
     async run(context) {
       const { values } = options(context.args, { 'account-number': { type: 'string' } }, ['account-number']);
       const core = await context.core();
-      const account = await asUsage(() => accountServiceFor(core).create(String(values['account-number'])));
+      const { accounts } = composeClientApi(core);
+      const account = await asUsage(() => accounts.create(String(values['account-number'])));
       await core.audit('cli', 'account.create', account.accountNumber);
       return {
         accountNumber: account.accountNumber,
@@ -64,8 +47,9 @@ export const clientApiCommands: Command[] = [
       );
       const core = await context.core();
       const profiles = (values.profile ?? []) as string[];
+      const { users } = composeClientApi(core);
       const user = await asUsage(() =>
-        userServiceFor(core).create({
+        users.create({
           accountNumber: String(values.account),
           email: String(values.email),
           password: String(values.password),

@@ -1,9 +1,10 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { Config } from '../core/config.ts';
-import { authErrors, type ErrorSpec, httpErrors } from '../core/errors.ts';
+import { type ErrorSpec, httpErrors } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
 import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
-import { mediaErrors } from './media/errors.ts';
+import { type CredentialKind, credentialErrors } from './auth/credentials.ts';
+import { mediaBodyErrors } from './media/errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,8 +21,8 @@ export const clientApiMediaTypes = [
   'application/xml',
 ] as const;
 
-/** Security requirement names, as declared in `securityDefinitions`. */
-export const securityRequirements = {
+/** Each kind of credentials as security requirements, by the names of `securityDefinitions`. */
+export const securityRequirements: Record<CredentialKind, ReadonlyArray<Record<string, []>>> = {
   /** A device access token of the account, or an operator key. */
   deviceOrOperator: [{ BearerToken: [] }, { ApiKey: [] }],
   /** An operator (backoffice) key only. */
@@ -31,38 +32,13 @@ export const securityRequirements = {
   /** HTTP Basic credentials of a user. */
   basic: [{ BasicAuth: [] }],
   none: [],
-} as const;
-
-/** A bearer credential's refusals carry the challenge. */
-const challenged = (spec: ErrorSpec): ErrorSpec => ({ ...spec, headers: ['www-authenticate'] });
-
-/** What checking each kind of credentials may answer (the guards and the token operations). */
-const securityErrors: Record<keyof typeof securityRequirements, readonly ErrorSpec[]> = {
-  deviceOrOperator: [
-    challenged(authErrors.CREDENTIALS_MISSING),
-    challenged(authErrors.TOKEN_INVALID),
-    authErrors.API_KEY_INVALID,
-    authErrors.ACCESS_DENIED,
-  ],
-  operator: [
-    challenged(authErrors.CREDENTIALS_MISSING),
-    challenged(authErrors.TOKEN_INVALID),
-    authErrors.API_KEY_INVALID,
-    authErrors.ACCESS_DENIED,
-  ],
-  refreshToken: [challenged(authErrors.CREDENTIALS_MISSING)],
-  basic: [challenged(authErrors.CREDENTIALS_MISSING)],
-  none: [],
 };
-
-/** Reading a body in any of the four media types may fail these ways too. */
-const mediaBodyErrors = Object.values(mediaErrors);
 
 /**
  * A client API route schema: its contract name (operation id and, as `x-operation-code`, its operation
  * code), a summary, a tag and who may call it, around the schema's own parts. The error responses
- * derive from the catalogue entries the operation raises (`errors`), the credentials it checks, its
- * body and Accept negotiation.
+ * derive from the catalogue entries the operation raises (`errors`), the credentials it takes
+ * (auth/credentials.ts), its body and Accept negotiation.
  */
 export function operation<S extends RouteSchema>(
   options: {
@@ -70,7 +46,7 @@ export function operation<S extends RouteSchema>(
     code?: string;
     summary: string;
     tag: string;
-    security: keyof typeof securityRequirements;
+    security: CredentialKind;
     /** The catalogue entries the operation's own rules raise, e.g. `[deviceErrors.DEVICE_NOT_FOUND]`. */
     errors?: readonly ErrorSpec[];
   },
@@ -86,7 +62,7 @@ export function operation<S extends RouteSchema>(
       ...schema,
     },
     [
-      ...securityErrors[options.security],
+      ...credentialErrors[options.security],
       ...(schema.body ? mediaBodyErrors : []),
       httpErrors.NOT_ACCEPTABLE,
       ...(options.errors ?? []),
@@ -184,7 +160,7 @@ function tidyDocument<T>(document: T): T {
   for (const operations of Object.values(isObject(tidy.paths) ? tidy.paths : {})) {
     for (const [method, operationObject] of Object.entries(isObject(operations) ? operations : {})) {
       if (!isObject(operationObject)) continue;
-      // @fastify/swagger suffixes HEAD operation ids with `-head`; SPEC's ids are distinct already.
+      // @fastify/swagger suffixes HEAD operation ids with `-head`; the contract's ids are distinct already.
       if (method === 'head' && typeof operationObject.operationId === 'string') {
         operationObject.operationId = operationObject.operationId.replace(/-head$/, '');
       }

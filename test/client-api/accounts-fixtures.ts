@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { accountServiceFor, userServiceFor } from '../../src/cli/client-api-commands.ts';
+import { type ClientApi, composeClientApi } from '../../src/client-api/composition.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type Env, type TestCore } from '../helpers/harness.ts';
 
@@ -17,6 +17,8 @@ export interface SignedIn {
 export interface AccountsFixture {
   app: App;
   core: TestCore;
+  /** The client API's services over the same core, for what operators do outside HTTP. */
+  api: ClientApi;
   operatorKey: string;
   close(): Promise<void>;
   /** An account with one user (`<account>@example.test`, PASSWORD). */
@@ -37,15 +39,17 @@ export interface AccountsFixture {
 export async function accountsFixture(env: Env = {}): Promise<AccountsFixture> {
   const { app, core, close } = await createTestApp('client-api', env);
   const operatorKey = (await core.apiKeys.create('backoffice', 'test operator')).key;
+  const api = composeClientApi(core);
   const fixture: AccountsFixture = {
     app,
     core,
+    api,
     operatorKey,
     close,
     async account(accountNumber) {
-      const account = await accountServiceFor(core).create(accountNumber);
+      const account = await api.accounts.create(accountNumber);
       const email = `${accountNumber}@example.test`;
-      await userServiceFor(core).create({ accountNumber, email, password: PASSWORD, profiles: ['adult'] });
+      await api.users.create({ accountNumber, email, password: PASSWORD, profiles: ['adult'] });
       return { accountNumber, email, userHash: account.userHash };
     },
     async signIn(email, deviceId, options = {}) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { accountServiceFor, userServiceFor } from '../../src/cli/client-api-commands.ts';
+import { composeClientApi } from '../../src/client-api/composition.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
 import { errorOf, type FormatName, readBody, writeBody } from './media-formats.ts';
@@ -122,8 +122,9 @@ export function journeyIn(type: FormatName): void {
       assert.deepEqual(printed.profiles, ['adult']);
       assert.ok(!user.stdout.includes(password), 'the password is never printed');
       // The other account is an operator's too, made in-process (the CLI is exercised above).
-      await accountServiceFor(core).create('journey-other');
-      await userServiceFor(core).create({
+      const { accounts, users } = composeClientApi(core);
+      await accounts.create('journey-other');
+      await users.create({
         accountNumber: 'journey-other',
         email: 'other@example.test',
         password,

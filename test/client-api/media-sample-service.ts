@@ -1,11 +1,14 @@
 import Type, { type Static } from 'typebox';
 import { Int64Id } from '../../src/client-api/common-schemas.ts';
-import { mediaBodyErrorStatuses, mediaTypes } from '../../src/client-api/media/plugin.ts';
-import { defineErrors, errorResponses } from '../../src/core/errors.ts';
-import type { App, ServiceDefinition } from '../../src/core/http/service-app.ts';
+import { deviceErrors } from '../../src/client-api/devices/errors.ts';
+import { mediaBodyErrors } from '../../src/client-api/media/errors.ts';
+import { mediaTypes } from '../../src/client-api/media/plugin.ts';
+import { defineErrors, httpErrors } from '../../src/core/errors.ts';
+import { withErrors } from '../../src/core/http/route-errors.ts';
+import { type App, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
 
 /**
- * A test-only client-api with sample routes of every shape the real area A routes have (object, list,
+ * A test-only client-api with sample routes of every shape the real client API routes have (object, list,
  * string, 204, generic object, thrown errors, bodies), registered the way service.ts registers the
  * plugin: in the `/api/v1` scope, before the routes.
  */
@@ -38,10 +41,13 @@ export const DeviceInput = Type.Object(
   { xml: { name: 'DeviceInput' }, additionalProperties: false },
 );
 
-const sampleErrors = defineErrors({
-  DEVICE_NOT_FOUND: [404, 'No such device.'],
-  DEVICE_IN_COOLDOWN: [409, 'The device is in its cool-down.'],
-});
+/** The real devices' 404, and a sample-only 409 that always carries Retry-After. */
+const sampleErrors = {
+  DEVICE_NOT_FOUND: deviceErrors.DEVICE_NOT_FOUND,
+  ...defineErrors('client-api/media-sample', {
+    DEVICE_IN_COOLDOWN: [409, 'The device is in its cool-down.', ['retry-after']],
+  }),
+};
 
 type DeviceRecord = Static<typeof DeviceBase> & { internalSecret: string };
 
@@ -63,16 +69,17 @@ export function sampleDevice(index: number): DeviceRecord {
 
 async function sampleRoutes(app: App, options: { bodyLimit: number; maxDepth: number }): Promise<void> {
   await app.register(mediaTypes, options);
-  app.get('/devices', { schema: { response: { 200: DeviceList, ...errorResponses(400) } } }, async () =>
-    Array.from({ length: 20 }, (_, index) => sampleDevice(index)),
+  app.get(
+    '/devices',
+    { schema: withErrors({ response: { 200: DeviceList } }, [httpErrors.VALIDATION_ERROR]) },
+    async () => Array.from({ length: 20 }, (_, index) => sampleDevice(index)),
   );
   app.get(
     '/devices/:id',
     {
-      schema: {
-        params: Type.Object({ id: Type.String() }),
-        response: { 200: DeviceBase, ...errorResponses(404) },
-      },
+      schema: withErrors({ params: Type.Object({ id: Type.String() }), response: { 200: DeviceBase } }, [
+        sampleErrors.DEVICE_NOT_FOUND,
+      ]),
     },
     async (request) => {
       if (request.params.id === 'missing') throw sampleErrors.DEVICE_NOT_FOUND();
@@ -82,13 +89,12 @@ async function sampleRoutes(app: App, options: { bodyLimit: number; maxDepth: nu
   app.delete(
     '/devices/:id',
     {
-      schema: {
-        params: Type.Object({ id: Type.String() }),
-        response: { 204: Type.Null(), 409: errorResponses(409)[409] },
-      },
+      schema: withErrors({ params: Type.Object({ id: Type.String() }), response: { 204: Type.Null() } }, [
+        sampleErrors.DEVICE_IN_COOLDOWN,
+      ]),
     },
     async (request, reply) => {
-      // 409 is listed; the cool-down error carries Retry-After like the real rule will.
+      // The cool-down error carries Retry-After, as the real device cool-down does.
       if (request.params.id === 'cooling') {
         throw sampleErrors.DEVICE_IN_COOLDOWN(undefined, { headers: { 'retry-after': '120' } });
       }
@@ -112,10 +118,7 @@ async function sampleRoutes(app: App, options: { bodyLimit: number; maxDepth: nu
   app.post(
     '/devices',
     {
-      schema: {
-        body: DeviceInput,
-        response: { 200: DeviceInput, ...errorResponses(...mediaBodyErrorStatuses) },
-      },
+      schema: withErrors({ body: DeviceInput, response: { 200: DeviceInput } }, mediaBodyErrors),
     },
     async (request) => request.body,
   );
@@ -169,14 +172,13 @@ export function sampleService(options: { bodyLimit?: number; maxDepth?: number }
   return {
     name: 'client-api',
     metricsAccess: 'open',
-    async register(app, core) {
-      await app.register(
-        (scope, _opts, done) => {
-          sampleRoutes(scope as unknown as App, {
+    async plugin(instance, { core }) {
+      await instance.register(
+        (scope) =>
+          sampleRoutes(typed(scope), {
             bodyLimit: options.bodyLimit ?? core.config.BODY_LIMIT,
             maxDepth: options.maxDepth ?? core.config.BODY_MAX_DEPTH,
-          }).then(() => done(), done);
-        },
+          }),
         { prefix: '/api/v1' },
       );
     },

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { userServiceFor } from '../../src/cli/client-api-commands.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, PASSWORD } from './accounts-fixtures.ts';
 
 /** A 254-character e-mail (RFC 5321's longest) whose local part percent-encodes to twice its length. */
@@ -11,7 +10,7 @@ describe('client-api long path parameters (GET /users/{email})', () => {
   before(async () => {
     f = await accountsFixture();
     await f.account('long-1');
-    await userServiceFor(f.core).create({
+    await f.api.users.create({
       accountNumber: 'long-1',
       email: LONGEST_EMAIL,
       password: PASSWORD,

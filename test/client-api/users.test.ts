@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { accountServiceFor, userServiceFor } from '../../src/cli/client-api-commands.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, PASSWORD } from './accounts-fixtures.ts';
 
 describe('client-api users and userHash', () => {
@@ -10,7 +9,7 @@ describe('client-api users and userHash', () => {
     await f.account('usr-1');
     await f.account('usr-2');
     // The same e-mail in a second account.
-    await userServiceFor(f.core).create({
+    await f.api.users.create({
       accountNumber: 'usr-2',
       email: 'USR-1@Example.test',
       password: PASSWORD,
@@ -82,10 +81,10 @@ describe('client-api users and userHash', () => {
   });
 
   it('the service refuses bad account numbers, duplicates and weak input', async () => {
-    const accounts = accountServiceFor(f.core);
+    const accounts = f.api.accounts;
     await assert.rejects(accounts.create('usr-1'), /exists already/);
     await assert.rejects(accounts.create('bad/number'), /account number/);
-    const users = userServiceFor(f.core);
+    const users = f.api.users;
     await assert.rejects(
       users.create({ accountNumber: 'usr-1', email: 'usr-1@example.test', password: PASSWORD, profiles: [] }),
       /already has a user/,

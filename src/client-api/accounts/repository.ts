@@ -1,4 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
+import { preparedRead, type RepositoryOptions } from './prepared-read.ts';
 import type { AccountTables } from './tables.ts';
 
 export interface AccountRecord {
@@ -13,13 +14,20 @@ const toRecord = (row: AccountTables['accounts']): AccountRecord => ({
   createdAt: row.created_at,
 });
 
-export function createAccountRepository(database: Database) {
+export function createAccountRepository(database: Database, options: RepositoryOptions = {}) {
   const db = database.db.withTables<AccountTables>();
-  // Every account route reads its account: on SQLite a prepared statement (same query), unless a Kysely
-  // transaction holds the connection.
-  const sqlite = database.sqlite;
-  const selectAccount = sqlite?.prepare<[string], AccountTables['accounts']>(
-    'select * from accounts where account_number = ?',
+  // Every account route reads its account.
+  const findRow = preparedRead(
+    database,
+    options,
+    (sqlite) => {
+      const statement = sqlite.prepare<[string], AccountTables['accounts']>(
+        'select * from accounts where account_number = ?',
+      );
+      return (accountNumber) => statement.get(accountNumber);
+    },
+    (accountNumber) =>
+      db.selectFrom('accounts').selectAll().where('account_number', '=', accountNumber).executeTakeFirst(),
   );
   return {
     /** False when the account number is taken. */
@@ -33,15 +41,7 @@ export function createAccountRepository(database: Database) {
     },
 
     async find(accountNumber: string): Promise<AccountRecord | undefined> {
-      if (selectAccount && sqlite && !sqlite.inTransaction) {
-        const row = selectAccount.get(accountNumber);
-        return row ? toRecord(row) : undefined;
-      }
-      const row = await db
-        .selectFrom('accounts')
-        .selectAll()
-        .where('account_number', '=', accountNumber)
-        .executeTakeFirst();
+      const row = await findRow(accountNumber);
       return row ? toRecord(row) : undefined;
     },
 

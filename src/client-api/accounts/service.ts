@@ -7,15 +7,15 @@ import { newUserCode, userHashOf } from './user-hash.ts';
 export const ACCOUNT_NUMBER_PATTERN = '^[A-Za-z0-9._-]{1,48}$';
 const accountNumberPattern = new RegExp(ACCOUNT_NUMBER_PATTERN);
 
-export class AccountExistsError extends Error {}
-export class InvalidAccountNumberError extends Error {}
+/** Input an operator gave that the accounts or users refuse; the admin commands print it as is. */
+export class OperatorInputError extends Error {}
 
 export function createAccountService(core: Core, accounts: AccountRepository) {
   return {
     /** Operators create accounts (CLI, demo data). */
     async create(accountNumber: string, now = Date.now()): Promise<AccountRecord> {
       if (!accountNumberPattern.test(accountNumber)) {
-        throw new InvalidAccountNumberError(
+        throw new OperatorInputError(
           'an account number is 1-48 characters of letters, digits, ".", "_" and "-"',
         );
       }
@@ -27,7 +27,7 @@ export function createAccountService(core: Core, accounts: AccountRepository) {
         created_at: now,
       };
       if (!(await accounts.insert(row)))
-        throw new AccountExistsError(`account ${accountNumber} exists already`);
+        throw new OperatorInputError(`account ${accountNumber} exists already`);
       return { accountNumber, userHash: row.user_hash, createdAt: now };
     },
 

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
-import { authErrors } from '../../core/errors.ts';
+import { authErrors, httpErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
+import { bearerRefusals } from './credentials.ts';
 import type { Principal } from './principal.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
@@ -25,6 +26,8 @@ export interface Guards {
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
+  /** For the methods a path does not have: 405 with `Allow`, before the body is read. */
+  refuseMethod(allowed: readonly string[]): SyncGuard;
 }
 
 /** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
@@ -33,21 +36,14 @@ const TOUCH_RESOLUTION_MS = 60_000;
 /** Most verified tokens remembered per process (about 1 KiB each). */
 const VERIFIED_CACHE_SIZE = 10_000;
 
-const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
-
 const noCredentials = () =>
-  authErrors.CREDENTIALS_MISSING(
+  bearerRefusals.CREDENTIALS_MISSING(
     'A device access token (Authorization: Bearer) or an operator key (X-API-Key) is required.',
-    { headers: { 'www-authenticate': BEARER_CHALLENGE } },
   );
-const badToken = () =>
-  authErrors.TOKEN_INVALID(undefined, {
-    headers: { 'www-authenticate': `${BEARER_CHALLENGE}, error="invalid_token"` },
-  });
 
 /**
- * Builds the guards of area A. Get them from the client-api deps (`deps.guards`, see
- * src/client-api/deps.ts) rather than building another set.
+ * Builds the client API's guards, once, in its composition root (composition.ts); the errors they
+ * raise are declared in credentials.ts, whence the API document lists them.
  */
 export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
   const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
@@ -74,14 +70,16 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
 
   async function fromToken(token: string): Promise<Principal> {
     const claims = await claimsOf(token, Date.now());
-    if (!claims) throw badToken();
+    if (!claims) throw bearerRefusals.TOKEN_INVALID();
     // Revocation is immediate: the session's state is read on every request, from this process's memory
     // only while no session has been closed anywhere since it was read (sessions/repository.ts).
     let state = await sessions.state(claims.sid);
     const now = Date.now();
     // Idle by what this process last saw: another process may have used the session since.
     if (state && now - state.last_used_at > idleMs) state = await sessions.state(claims.sid, true);
-    if (!state || state.closed_at !== null || now - state.last_used_at > idleMs) throw badToken();
+    if (!state || state.closed_at !== null || now - state.last_used_at > idleMs) {
+      throw bearerRefusals.TOKEN_INVALID();
+    }
     if (now - state.last_used_at > TOUCH_RESOLUTION_MS) await sessions.touch(claims.sid, now);
     return {
       kind: 'device',
@@ -108,7 +106,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       if (request.headers['x-api-key'] !== undefined) {
         const key = await authenticateApiKey(core.apiKeys, request);
         if (key?.keyClass !== 'backoffice') {
-          throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call area A operations.');
+          throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
         }
         request.principal = { kind: 'operator', keyId: key.id };
         return;
@@ -144,6 +142,13 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
         throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
       }
       done();
+    },
+
+    refuseMethod(allowed) {
+      const allow = allowed.join(', ');
+      return () => {
+        throw httpErrors.METHOD_NOT_ALLOWED(`Allowed: ${allow}.`, { headers: { allow } });
+      };
     },
   };
 }

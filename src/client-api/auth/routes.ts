@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { authErrors, httpErrors } from '../../core/errors.ts';
+import { httpErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ClientApi } from '../composition.ts';
 import { deviceErrors } from '../devices/errors.ts';
@@ -16,36 +15,13 @@ import {
   TokensResponse,
   UserResponse,
 } from './schemas.ts';
-import { bearer } from './tokens.ts';
 
 const tag = 'authentication';
-const BASIC_CHALLENGE = 'Basic realm="sintonia", charset="UTF-8"';
-const AUTHENTICATE_METHODS = 'GET, HEAD, POST';
+const { CREDENTIALS_INVALID } = authenticationErrors;
+const { METHOD_NOT_ALLOWED } = httpErrors;
+const AUTHENTICATE_METHODS = ['GET', 'HEAD', 'POST'];
 
-/** The user name and password of an `Authorization: Basic` header; a 401 with a challenge otherwise. */
-function basicCredentials(request: FastifyRequest): { username: string; password: string } {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
-  const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) {
-    throw authErrors.CREDENTIALS_MISSING('HTTP Basic credentials (e-mail and password) are required.', {
-      headers: { 'www-authenticate': BASIC_CHALLENGE },
-    });
-  }
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
-export function authRoutes(app: App, { auth }: ClientApi): void {
-  const checkBasic = async (request: FastifyRequest) => {
-    const { username, password } = basicCredentials(request);
-    try {
-      return await auth.checkCredentials(username, password);
-    } catch (error) {
-      (error as { headers?: Record<string, string> }).headers = { 'www-authenticate': BASIC_CHALLENGE };
-      throw error;
-    }
-  };
-
+export function authRoutes(app: App, { auth, guards }: ClientApi): void {
   app.post(
     '/auth/:deviceClass/users/authenticate',
     {
@@ -57,11 +33,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
             'Signs a user in on a device: registers the device on first sight, opens a session and returns the user and its tokens (auth-only: only checks).',
           tag,
           security: 'none',
-          errors: [
-            authenticationErrors.CREDENTIALS_INVALID,
-            deviceErrors.DEVICE_DISABLED,
-            deviceErrors.DEVICE_LIMIT_REACHED,
-          ],
+          errors: [CREDENTIALS_INVALID, deviceErrors.DEVICE_DISABLED, deviceErrors.DEVICE_LIMIT_REACHED],
         },
         {
           params: DeviceClassParams,
@@ -93,7 +65,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
           security: 'basic',
-          errors: [authenticationErrors.CREDENTIALS_INVALID, httpErrors.METHOD_NOT_ALLOWED],
+          errors: [METHOD_NOT_ALLOWED],
         },
         {
           params: DeviceClassParams,
@@ -102,7 +74,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request) => {
-      const user = await checkBasic(request);
+      const user = await auth.checkBasic(request.headers.authorization);
       return { authenticated: true, platformUserId: user.platformUserId, accountNumber: user.accountNumber };
     },
   );
@@ -119,7 +91,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
           security: 'basic',
-          errors: [authenticationErrors.CREDENTIALS_INVALID, httpErrors.METHOD_NOT_ALLOWED],
+          errors: [METHOD_NOT_ALLOWED],
         },
         {
           params: DeviceClassParams,
@@ -128,7 +100,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request, reply) => {
-      await checkBasic(request);
+      await auth.checkBasic(request.headers.authorization);
       return reply.code(204).send(null);
     },
   );
@@ -137,11 +109,9 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
     method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'],
     url: '/auth/:deviceClass/users/authenticate',
     schema: { hide: true },
-    handler: async () => {
-      throw httpErrors.METHOD_NOT_ALLOWED(`Allowed: ${AUTHENTICATE_METHODS}.`, {
-        headers: { allow: AUTHENTICATE_METHODS },
-      });
-    },
+    onRequest: guards.refuseMethod(AUTHENTICATE_METHODS),
+    // Never reached: the guard refuses every request first.
+    handler: async () => undefined,
   });
 
   app.get(
@@ -155,7 +125,6 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
             "Fresh tokens for the device's session, authenticated by its refresh token (which rotates).",
           tag,
           security: 'refreshToken',
-          errors: [authenticationErrors.REFRESH_TOKEN_INVALID],
         },
         {
           params: DeviceTokenParams,
@@ -165,13 +134,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request) => {
-      const { deviceClass, deviceId } = request.params;
-      const result = await auth.refresh(
-        deviceClass,
-        deviceId,
-        bearer(request.headers.authorization),
-        request.query,
-      );
+      const result = await auth.refresh(request.params, request.headers.authorization, request.query);
       return result.tokens;
     },
   );
@@ -186,7 +149,6 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           summary: "The session's user and fresh tokens, authenticated by its refresh token (which rotates).",
           tag,
           security: 'refreshToken',
-          errors: [authenticationErrors.REFRESH_TOKEN_INVALID],
         },
         {
           params: DeviceTokenParams,
@@ -196,13 +158,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request) => {
-      const { deviceClass, deviceId } = request.params;
-      const result = await auth.refresh(
-        deviceClass,
-        deviceId,
-        bearer(request.headers.authorization),
-        request.query,
-      );
+      const result = await auth.refresh(request.params, request.headers.authorization, request.query);
       return { user: toUserValue(result.user), tokens: result.tokens };
     },
   );

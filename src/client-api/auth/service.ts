@@ -1,15 +1,22 @@
 import type { Config } from '../../core/config.ts';
-import { authErrors } from '../../core/errors.ts';
 import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
 import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
 import type { SessionRepository, SessionRow } from '../sessions/repository.ts';
 import { decoyHash, verifyPassword } from '../users/passwords.ts';
 import { publicUser, type UserRecord, type UserRepository } from '../users/repository.ts';
+import { basicCredentials, basicRefusals, bearerRefusals } from './credentials.ts';
 import { authenticationErrors } from './errors.ts';
 import type { CredentialValue, TokenOptions, TokensValue } from './schemas.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import { newRefreshToken, newSessionId, parseRefreshToken, sameHash, signAccessToken } from './tokens.ts';
+import {
+  bearer,
+  newRefreshToken,
+  newSessionId,
+  parseRefreshToken,
+  sameHash,
+  signAccessToken,
+} from './tokens.ts';
 
 type Settings = Pick<
   Config,
@@ -62,14 +69,14 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     };
   }
 
-  /** The user whose e-mail and password these are; 401 otherwise, in about the same time either way. */
-  async function checkCredentials(username: string, password: string): Promise<UserRecord> {
+  /** The user whose e-mail and password these are, if any, in about the same time either way. */
+  async function userWith(username: string, password: string): Promise<UserRecord | undefined> {
     const candidates = await users.findByEmail(username.trim());
     for (const candidate of candidates) {
       if (await verifyPassword(password, candidate.passwordHash)) return publicUser(candidate);
     }
     if (candidates.length === 0) await verifyPassword(password, await decoyHash());
-    throw authenticationErrors.CREDENTIALS_INVALID();
+    return undefined;
   }
 
   /** Registers the device on first sight (enabled, within the account's limit); a disabled one is refused. */
@@ -114,7 +121,16 @@ export function createAuthService({ config, users, devices, sessions, signingKey
   const refused = () => authenticationErrors.REFRESH_TOKEN_INVALID();
 
   return {
-    checkCredentials,
+    /** GET/HEAD …/users/authenticate: the user of an `Authorization: Basic` header; else 401 with the challenge. */
+    async checkBasic(authorization: string | undefined): Promise<UserRecord> {
+      const credentials = basicCredentials(authorization);
+      if (!credentials) {
+        throw basicRefusals.CREDENTIALS_MISSING('HTTP Basic credentials (e-mail and password) are required.');
+      }
+      const user = await userWith(credentials.username, credentials.password);
+      if (!user) throw basicRefusals.CREDENTIALS_INVALID();
+      return user;
+    },
 
     /** POST …/users/authenticate: a new session of (account, device, qspVersion) and its tokens. */
     async authenticate(
@@ -123,7 +139,8 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       qspVersion: string,
       authOnly: boolean,
     ) {
-      const user = await checkCredentials(credential.username, credential.password);
+      const user = await userWith(credential.username, credential.password);
+      if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
       if (authOnly) return { user };
       // Taken after the (deliberately slow) password check, so the new session starts fresh.
       const now = Date.now();
@@ -156,16 +173,14 @@ export function createAuthService({ config, users, devices, sessions, signingKey
      * replace the session's and go into the access token.
      */
     async refresh(
-      deviceClass: string,
-      deviceId: string,
-      presented: string | undefined,
+      { deviceClass, deviceId }: { deviceClass: string; deviceId: string },
+      authorization: string | undefined,
       options: TokenOptions,
       now = Date.now(),
     ) {
+      const presented = bearer(authorization);
       if (!presented) {
-        throw authErrors.CREDENTIALS_MISSING('The refresh token is required as Authorization: Bearer.', {
-          headers: { 'www-authenticate': 'Bearer realm="sintonia"' },
-        });
+        throw bearerRefusals.CREDENTIALS_MISSING('The refresh token is required as Authorization: Bearer.');
       }
       const parsed = parseRefreshToken(presented);
       const session = parsed ? await sessions.find(parsed.sessionId) : undefined;

@@ -1,27 +1,31 @@
 import type { Database } from '../../core/db/database.ts';
+import { preparedRead, type RepositoryOptions } from '../accounts/prepared-read.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
 export type DeviceRow = AccountTables['devices'];
 
-export function createDeviceRepository(database: Database) {
+export function createDeviceRepository(database: Database, options: RepositoryOptions = {}) {
   const db = database.db.withTables<AccountTables>();
-  // The device list is a benchmarked hot path: on SQLite a prepared statement (same query), unless a
-  // Kysely transaction holds the connection.
-  const sqlite = database.sqlite;
-  const selectList = sqlite?.prepare<[string], DeviceRow>(
-    'select * from devices where account_number = ? order by registered_at, device_id',
-  );
   return {
-    async list(accountNumber: string): Promise<DeviceRow[]> {
-      if (selectList && sqlite && !sqlite.inTransaction) return selectList.all(accountNumber);
-      return db
-        .selectFrom('devices')
-        .selectAll()
-        .where('account_number', '=', accountNumber)
-        .orderBy('registered_at')
-        .orderBy('device_id')
-        .execute();
-    },
+    /** The account's devices, oldest first: a benchmarked hot path. */
+    list: preparedRead<DeviceRow[]>(
+      database,
+      options,
+      (sqlite) => {
+        const statement = sqlite.prepare<[string], DeviceRow>(
+          'select * from devices where account_number = ? order by registered_at, device_id',
+        );
+        return (accountNumber) => statement.all(accountNumber);
+      },
+      (accountNumber) =>
+        db
+          .selectFrom('devices')
+          .selectAll()
+          .where('account_number', '=', accountNumber)
+          .orderBy('registered_at')
+          .orderBy('device_id')
+          .execute(),
+    ),
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {
       return db
@@ -78,7 +82,7 @@ export function createDeviceRepository(database: Database) {
 
     /**
      * Records that the device saved a playback position at `at` (epoch ms). Called by the bookmark
-     * save (issue 5); `playing` in DeviceBase and GET …/devices/playing read it.
+     * save; `playing` in DeviceBase and GET …/devices/playing read it.
      */
     async markPlaying(accountNumber: string, deviceId: string, at: number): Promise<void> {
       await db

@@ -1,4 +1,4 @@
-import { defineErrors } from '../../core/errors.ts';
+import { defineErrors, type ErrorSpec } from '../../core/errors.ts';
 
 /**
  * Errors of reading a request body in any of the four media types. All are 400 (the category
@@ -10,5 +10,5 @@ export const mediaErrors = defineErrors('client-api/media', {
   INTEGER_OUT_OF_RANGE: [400, 'The request body holds an integer beyond 2^53-1 that cannot be kept exactly.'],
 });
 
-/** Every error status a body-taking operation can answer because of the media layer. */
-export const mediaBodyErrorStatuses = [400, 413, 415] as const;
+/** What reading a body may answer beyond core's body errors: every body-taking operation lists these. */
+export const mediaBodyErrors: readonly ErrorSpec[] = Object.values(mediaErrors);

@@ -1,6 +1,6 @@
 /**
  * Media types of the client API: every operation consumes and produces application/json,
- * application/bson, application/ubjson and application/xml (DESIGN.md section 4).
+ * application/bson, application/ubjson and application/xml.
  *
  * Register once in the base-path scope, before the routes:
  *   await app.register(mediaTypes, { bodyLimit: core.config.BODY_LIMIT, maxDepth: core.config.BODY_MAX_DEPTH });
@@ -27,8 +27,8 @@
  *   XML DTD/entities → 400 XML_DTD_FORBIDDEN, integers beyond 2^53-1 in BSON/UBJSON/XML → 400
  *   INTEGER_OUT_OF_RANGE (for JSON use `Int64Id` of ../common-schemas.ts, whose maximum refuses them).
  *   XML leaf text is typed through the route's body schema. A body sent to an operation that declares
- *   no body schema is ignored (never parsed). List 400/413/415 (`mediaBodyErrorStatuses`) in
- *   body-taking routes' response maps.
+ *   no body schema is ignored (never parsed). A body-taking route lists these errors (`mediaBodyErrors`;
+ *   `operation()` of ../openapi.ts does it).
  * - `Vary: Accept` on every response of the scope; `request.negotiatedType` holds the negotiated type.
  * - Unknown paths under the scope's prefix answer 404 ROUTE_NOT_FOUND in the negotiated type.
  */
@@ -44,7 +44,6 @@ import type { JsonSchema, SchemaResolver } from './schema.ts';
 import { decodeUbjson } from './ubjson-codec.ts';
 import { decodeXml } from './xml-decode.ts';
 
-export { mediaBodyErrorStatuses } from './errors.ts';
 export { mediaTypes as supportedMediaTypes } from './negotiation.ts';
 
 declare module 'fastify' {

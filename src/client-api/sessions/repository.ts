@@ -1,4 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
+import { preparedRead, type RepositoryOptions } from '../accounts/prepared-read.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
@@ -19,12 +20,20 @@ export interface SessionFilter {
   qspVersion?: string;
 }
 
-export function createSessionRepository(database: Database) {
+export function createSessionRepository(database: Database, options: RepositoryOptions = {}) {
   const db = database.db.withTables<AccountTables>();
-  // The hot path runs as a prepared statement on SQLite, unless a Kysely transaction holds the connection.
-  const sqlite = database.sqlite;
-  const selectState = sqlite?.prepare<[string], SessionState>(
-    'select closed_at, last_used_at from sessions where id = ?',
+  // Every request with a device token reads its session's state.
+  const readState = preparedRead<SessionState | undefined>(
+    database,
+    options,
+    (sqlite) => {
+      const statement = sqlite.prepare<[string], SessionState>(
+        'select closed_at, last_used_at from sessions where id = ?',
+      );
+      return (id) => statement.get(id);
+    },
+    (id) =>
+      db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst(),
   );
 
   // Session states as last read, each with the `sessions` change signal's value from before that read.
@@ -32,15 +41,6 @@ export function createSessionRepository(database: Database) {
   // value is still current cannot hide a close. No signal (PostgreSQL): nothing is remembered.
   const signal = database.changeSignal('sessions');
   const remembered = new Map<string, SessionState & { signal: number }>();
-
-  async function readState(id: string): Promise<SessionState | undefined> {
-    if (selectState && sqlite && !sqlite.inTransaction) return selectState.get(id);
-    return db
-      .selectFrom('sessions')
-      .select(['closed_at', 'last_used_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  }
 
   const closed = (count: bigint | number) => {
     if (Number(count) > 0) signal?.change();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountRepository } from '../accounts/repository.ts';
+import { OperatorInputError } from '../accounts/service.ts';
 import { userErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import { publicUser, type UserRecord, type UserRepository } from './repository.ts';
@@ -9,8 +10,6 @@ import type { UserValue } from './schemas.ts';
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 /** Profile names: short words (they travel in tokens). */
 const PROFILE = /^[A-Za-z0-9._-]{1,24}$/;
-
-export class UserInputError extends Error {}
 
 export const toUserValue = (user: UserRecord): UserValue => ({
   platformUserId: user.platformUserId,
@@ -29,15 +28,15 @@ export function createUserService(accounts: AccountRepository, users: UserReposi
       now = Date.now(),
     ) {
       const email = input.email.trim().toLowerCase();
-      if (!EMAIL.test(email)) throw new UserInputError('--email must be an e-mail address');
+      if (!EMAIL.test(email)) throw new OperatorInputError('--email must be an e-mail address');
       if (input.password.length < 8 || input.password.length > 1024) {
-        throw new UserInputError('--password must be 8 to 1024 characters');
+        throw new OperatorInputError('--password must be 8 to 1024 characters');
       }
       const bad = input.profiles.find((profile) => !PROFILE.test(profile));
       if (bad !== undefined)
-        throw new UserInputError(`profile "${bad}" must be 1-24 letters, digits, ".", "_" or "-"`);
+        throw new OperatorInputError(`profile "${bad}" must be 1-24 letters, digits, ".", "_" or "-"`);
       const account = await accounts.find(input.accountNumber);
-      if (!account) throw new UserInputError(`no account ${input.accountNumber}`);
+      if (!account) throw new OperatorInputError(`no account ${input.accountNumber}`);
       const platformUserId = `u-${randomBytes(12).toString('base64url')}`;
       const inserted = await users.insert({
         platform_user_id: platformUserId,
@@ -48,7 +47,8 @@ export function createUserService(accounts: AccountRepository, users: UserReposi
         subscriptions: '[]',
         created_at: now,
       });
-      if (!inserted) throw new UserInputError(`account ${input.accountNumber} already has a user ${email}`);
+      if (!inserted)
+        throw new OperatorInputError(`account ${input.accountNumber} already has a user ${email}`);
       const user: UserRecord = {
         platformUserId,
         accountNumber: account.accountNumber,

@@ -1,0 +1,60 @@
+import { authErrors, type ErrorFactory, type ErrorSpec } from '../../core/errors.ts';
+import { authenticationErrors } from './errors.ts';
+
+/** The kinds of credentials a client API operation takes (its `security` in the API document). */
+export type CredentialKind = 'deviceOrOperator' | 'operator' | 'refreshToken' | 'basic' | 'none';
+
+const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
+const BASIC_CHALLENGE = 'Basic realm="sintonia", charset="UTF-8"';
+
+/** A refusal that always carries `challenge`: raised with it, documented with WWW-Authenticate. */
+function challenging(entry: ErrorFactory, challenge: string): ErrorFactory {
+  const spec: ErrorSpec = { ...entry, headers: ['www-authenticate'] };
+  return Object.assign(
+    (message?: string) => entry(message, { headers: { 'www-authenticate': challenge } }),
+    spec,
+  );
+}
+
+/** Refusals of a bearer credential: a device access token, or a refresh token on the token operations. */
+export const bearerRefusals = {
+  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, BEARER_CHALLENGE),
+  TOKEN_INVALID: challenging(authErrors.TOKEN_INVALID, `${BEARER_CHALLENGE}, error="invalid_token"`),
+};
+
+/** Refusals of HTTP Basic credentials. */
+export const basicRefusals = {
+  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, BASIC_CHALLENGE),
+  CREDENTIALS_INVALID: challenging(authenticationErrors.CREDENTIALS_INVALID, BASIC_CHALLENGE),
+};
+
+/** The device-or-operator check (`guards.authenticate`) and the access checks after it. */
+const tokenOrKey = [
+  bearerRefusals.CREDENTIALS_MISSING,
+  bearerRefusals.TOKEN_INVALID,
+  authErrors.API_KEY_INVALID,
+  authErrors.ACCESS_DENIED,
+];
+
+/**
+ * What checking each kind of credentials may answer (guards.ts and the auth service raise these):
+ * `operation()` lists them on every route that takes that kind.
+ */
+export const credentialErrors: Record<CredentialKind, readonly ErrorSpec[]> = {
+  deviceOrOperator: tokenOrKey,
+  operator: tokenOrKey,
+  refreshToken: [bearerRefusals.CREDENTIALS_MISSING, authenticationErrors.REFRESH_TOKEN_INVALID],
+  basic: [basicRefusals.CREDENTIALS_MISSING, basicRefusals.CREDENTIALS_INVALID],
+  none: [],
+};
+
+/** The user name and password of an `Authorization: Basic` header; undefined when there are none. */
+export function basicCredentials(
+  authorization: string | undefined,
+): { username: string; password: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}

@@ -4,7 +4,7 @@ import { type AccountsFixture, accountsFixture, BASE, PASSWORD } from './account
 import { errorOf, formatNames, readBody, writeBody } from './media-formats.ts';
 
 /**
- * The media-type plugin on real area A routes: a Credential body and a bare-string body read in each
+ * The media-type plugin on real client API routes: a Credential body and a bare-string body read in each
  * type, a list written in each type, errors rendered in each type, int64 path ids beyond 2^53 refused.
  */
 describe('media types on the real client-api routes', () => {

@@ -12,7 +12,7 @@ interface Operation {
   security?: unknown[];
 }
 
-/** SPEC area A (accounts, devices, sessions, users, authentication): operation id, code, statuses. */
+/** The contract's client API operations (accounts, devices, sessions, users, authentication): id, code, statuses. */
 const expected: Array<[string, string, string, string | undefined, string[]]> = [
   [
     'delete',
@@ -168,7 +168,7 @@ describe('client-api OpenAPI document', () => {
   });
 
   for (const [method, path, operationId, code, statuses] of expected) {
-    it(`${method.toUpperCase()} ${path}: ${operationId}${code ? ` (${code})` : ''} with SPEC's statuses and the Error schema`, () => {
+    it(`${method.toUpperCase()} ${path}: ${operationId}${code ? ` (${code})` : ''} with the contract's statuses and the Error schema`, () => {
       const operation: Operation | undefined = document.paths[path]?.[method];
       assert.ok(operation, 'documented');
       assert.equal(operation.operationId, operationId);

@@ -9,7 +9,7 @@ export function newUserCode(): string {
 
 /**
  * The account's userHash: HMAC-SHA256 of its user code under a server key, base64url (43 characters,
- * within SPEC's 48). Stable for the account, opaque to clients, and not reversible without the key.
+ * within the contract's 48). Stable for the account, opaque to clients, and not reversible without the key.
  */
 export function userHashOf(core: Core, userCode: string): string {
   return Buffer.from(keyedHash(core.key('client-api:user-hash'), userCode), 'hex').toString('base64url');

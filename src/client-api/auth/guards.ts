@@ -101,6 +101,18 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   const param = (request: FastifyRequest, name: string): unknown =>
     (request.params as Record<string, unknown> | undefined)?.[name];
 
+  /** A device token passes only when its `field` is the path parameter `name`; operators pass. */
+  const sameAs =
+    (field: 'accountNumber' | 'userHash', name: string, whose: string): SyncGuard =>
+    // Fastify passes a synchronous throw from a callback hook to the error handler, like a rejection.
+    (request, _reply, done) => {
+      const principal = principalOf(request);
+      if (principal.kind === 'device' && principal[field] !== param(request, name)) {
+        throw authErrors.ACCESS_DENIED(`This token may not act on ${whose} resources.`);
+      }
+      done();
+    };
+
   return {
     async authenticate(request) {
       if (request.headers['x-api-key'] !== undefined) {
@@ -116,26 +128,8 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       request.principal = await fromToken(token);
     },
 
-    // Fastify passes a synchronous throw from a callback hook to the error handler, like a rejection.
-    requireAccount(name) {
-      return (request, _reply, done) => {
-        const principal = principalOf(request);
-        if (principal.kind === 'device' && principal.accountNumber !== param(request, name)) {
-          throw authErrors.ACCESS_DENIED("This token may not act on another account's resources.");
-        }
-        done();
-      };
-    },
-
-    requireUserHash(name) {
-      return (request, _reply, done) => {
-        const principal = principalOf(request);
-        if (principal.kind === 'device' && principal.userHash !== param(request, name)) {
-          throw authErrors.ACCESS_DENIED("This token may not act on another user's resources.");
-        }
-        done();
-      };
-    },
+    requireAccount: (name) => sameAs('accountNumber', name, "another account's"),
+    requireUserHash: (name) => sameAs('userHash', name, "another user's"),
 
     requireOperator(request, _reply, done) {
       if (principalOf(request).kind !== 'operator') {

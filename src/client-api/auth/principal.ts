@@ -1,5 +1,5 @@
 /**
- * Who is calling an area A operation. Set on the request by the client-api's `authenticate` hook
+ * Who is calling a client API operation. Set on the request by the client-api's `authenticate` hook
  * (src/client-api/auth/guards.ts): a device session's access token (Bearer JWT) or an operator's
  * back-office API key (X-API-Key).
  */

@@ -4,7 +4,7 @@ import { mediaErrors } from './errors.ts';
 import { deref, type JsonSchema, mainType, nonNullBranch, type SchemaResolver } from './schema.ts';
 
 /**
- * BSON with the conventions of ASP.NET's BSON formatter (DESIGN.md section 4): the top level is always a
+ * BSON with the conventions of ASP.NET's BSON formatter: the top level is always a
  * document — a scalar travels as `{ "Value": … }`, an array as a document keyed "0", "1", …, nothing as
  * an empty body. Request bodies are read back the same way, guided by the route's body schema.
  *

@@ -3,7 +3,7 @@ import type { AccountRepository } from '../accounts/repository.ts';
 import { OperatorInputError } from '../accounts/service.ts';
 import { userErrors } from './errors.ts';
 import { hashPassword } from './passwords.ts';
-import { publicUser, type UserRecord, type UserRepository } from './repository.ts';
+import { publicUser, type UserRecord, type UserRepository, type UserWithPassword } from './repository.ts';
 import type { UserValue } from './schemas.ts';
 
 /** A loose e-mail check: one @, something on both sides, no spaces; at most 254 characters. */
@@ -11,14 +11,11 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 /** Profile names: short words (they travel in tokens). */
 const PROFILE = /^[A-Za-z0-9._-]{1,24}$/;
 
-export const toUserValue = (user: UserRecord): UserValue => ({
-  platformUserId: user.platformUserId,
-  accountNumber: user.accountNumber,
-  email: user.email,
-  userHash: user.userHash,
-  profiles: user.profiles,
-  subscriptions: user.subscriptions,
-});
+/** What the API shows of a user: its public record without the creation time. */
+export function toUserValue(user: UserWithPassword | UserRecord): UserValue {
+  const { createdAt: _createdAt, ...value } = publicUser(user);
+  return value;
+}
 
 export function createUserService(accounts: AccountRepository, users: UserRepository) {
   return {
@@ -65,12 +62,12 @@ export function createUserService(accounts: AccountRepository, users: UserReposi
     async byEmail(email: string): Promise<UserValue> {
       const [first] = await users.findByEmail(email);
       if (!first) throw userErrors.USER_NOT_FOUND('No user has this e-mail address.');
-      return toUserValue(publicUser(first));
+      return toUserValue(first);
     },
 
     /** Every user with this e-mail (an e-mail is unique within one account only); maybe none. */
     async allByEmail(email: string): Promise<UserValue[]> {
-      return (await users.findByEmail(email)).map((user) => toUserValue(publicUser(user)));
+      return (await users.findByEmail(email)).map(toUserValue);
     },
   };
 }

@@ -38,7 +38,9 @@ export type CredentialValue = Static<typeof Credential>;
 
 export const TokensResponse = Type.Object(
   {
-    accessToken: Type.String({ description: 'JWT (ES256, with kid) for Authorization: Bearer on the client API.' }),
+    accessToken: Type.String({
+      description: 'JWT (ES256, with kid) for Authorization: Bearer on the client API.',
+    }),
     tokenType: Type.Unsafe<'Bearer'>({ type: 'string', enum: ['Bearer'] }),
     expiresIn: Type.Integer({ description: 'Seconds the access token is valid.' }),
     refreshToken: Type.String({ description: 'Opaque; single use: each refresh returns a new one.' }),

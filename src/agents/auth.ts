@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyClass } from '../core/api-keys/api-keys.ts';
 import type { Core } from '../core/core.ts';
-import { authErrors, type ErrorSpec, subsystemErrors } from '../core/errors.ts';
+import { authErrors, challenging, type ErrorSpec, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
@@ -21,14 +21,17 @@ const ALGORITHMS = ['ES256', 'RS256'];
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 const CHALLENGE = `Bearer realm="${AGENTS_AUDIENCE}"`;
 
-/** A bearer credential's refusals carry the challenge. */
-const challenged = (spec: ErrorSpec): ErrorSpec => ({ ...spec, headers: ['www-authenticate'] });
+/** Refusals of a missing or bad bearer token carry the challenge. */
+const refusals = {
+  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, CHALLENGE),
+  TOKEN_INVALID: challenging(authErrors.TOKEN_INVALID, `${CHALLENGE}, error="invalid_token"`),
+};
 
 /** What the caller check may answer, listed on every agents route. */
 export const agentCallerErrors: readonly ErrorSpec[] = [
-  challenged(authErrors.CREDENTIALS_MISSING),
+  refusals.CREDENTIALS_MISSING,
   authErrors.API_KEY_INVALID,
-  challenged(authErrors.TOKEN_INVALID),
+  refusals.TOKEN_INVALID,
   authErrors.ACCESS_DENIED,
   subsystemErrors.SUBSYSTEM_ERROR,
 ];
@@ -83,13 +86,12 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
     }
     const authorization = request.headers.authorization;
     if (authorization === undefined) {
-      throw authErrors.CREDENTIALS_MISSING(
+      throw refusals.CREDENTIALS_MISSING(
         `An API key in the ${API_KEY_HEADER} header or a Bearer token signed by the assistant is required.`,
-        { headers: { 'www-authenticate': CHALLENGE } },
       );
     }
     const token = BEARER.exec(authorization)?.[1];
-    if (!token) throw tokenInvalid('The Authorization header must be `Bearer <JWT>`.');
+    if (!token) throw refusals.TOKEN_INVALID('The Authorization header must be `Bearer <JWT>`.');
     try {
       const { payload } = await jwtVerify(token, keySetFor(assistantJwksUrl(core)), {
         issuer: assistantIssuer(core),
@@ -105,13 +107,7 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
         });
       }
       request.log.info({ reason: (error as Error).message }, 'assistant token refused');
-      throw tokenInvalid();
+      throw refusals.TOKEN_INVALID();
     }
   };
-}
-
-function tokenInvalid(message?: string) {
-  return authErrors.TOKEN_INVALID(message, {
-    headers: { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` },
-  });
 }

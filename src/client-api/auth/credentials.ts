@@ -1,4 +1,4 @@
-import { authErrors, type ErrorFactory, type ErrorSpec } from '../../core/errors.ts';
+import { authErrors, challenging, type ErrorSpec } from '../../core/errors.ts';
 import { authenticationErrors } from './errors.ts';
 
 /** The kinds of credentials a client API operation takes (its `security` in the API document). */
@@ -6,15 +6,6 @@ export type CredentialKind = 'deviceOrOperator' | 'operator' | 'refreshToken' | 
 
 const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
 const BASIC_CHALLENGE = 'Basic realm="sintonia", charset="UTF-8"';
-
-/** A refusal that always carries `challenge`: raised with it, documented with WWW-Authenticate. */
-function challenging(entry: ErrorFactory, challenge: string): ErrorFactory {
-  const spec: ErrorSpec = { ...entry, headers: ['www-authenticate'] };
-  return Object.assign(
-    (message?: string) => entry(message, { headers: { 'www-authenticate': challenge } }),
-    spec,
-  );
-}
 
 /** Refusals of a bearer credential: a device access token, or a refresh token on the token operations. */
 export const bearerRefusals = {

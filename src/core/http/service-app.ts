@@ -229,6 +229,8 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
           summary: 'Prometheus metrics (text exposition format).',
           tags: ['monitoring'],
           produces: ['text/plain'],
+          // A string payload of a non-JSON type is sent as it is: the schema only documents it.
+          response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
         },
         service.metricsAccess === 'open'
           ? []

@@ -41,13 +41,15 @@ function runNodeTests(label, files, env) {
       ],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    let tail = '';
+    // The whole output: with many failures, their details follow the runner's summary lines.
+    let output = '';
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
-      tail = (tail + chunk.toString()).slice(-4000);
+      output += chunk.toString();
     });
     child.on('close', (code) => {
-      const count = (name) => Number(new RegExp(`ℹ ${name} (\\d+)`).exec(tail)?.[1] ?? 0);
+      const count = (name) =>
+        Number([...output.matchAll(new RegExp(`ℹ ${name} (\\d+)`, 'g'))].at(-1)?.[1] ?? 0);
       resolve({
         label,
         pass: count('pass'),

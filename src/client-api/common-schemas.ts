@@ -1,16 +1,16 @@
 import Type, { type Static } from 'typebox';
 
 /**
- * Shared TypeBox schemas for area A route authors (path/query/body pieces that many routes repeat).
+ * Shared TypeBox schemas for client API route authors (path/query/body pieces that many routes repeat).
  *
  * - `Int64Id`: an int64 identifier (content ids). Accepted as an integer in 0..2^53-1: a larger value
  *   cannot be carried exactly by a JS number, so it is refused with 400 VALIDATION_ERROR instead of
  *   being silently rounded (path params are coerced from text by ajv, then checked against maximum).
  *   `format: 'int64'` lands in the Swagger document (ajv-formats knows it).
- * - `QspVersion`: the qspVersion query parameter (SPEC: All, V2, V3, Asfe, Ssp, SspV2, Trivial;
+ * - `QspVersion`: the qspVersion query parameter (the contract: All, V2, V3, Asfe, Ssp, SspV2, Trivial;
  *   default V3). Use as `Type.Object({ qspVersion: QspVersion })` in a querystring schema; ajv fills
  *   the default, so the handler always sees a value.
- * - `boundedString(max)`: a string of 1..max characters (SPEC's "string, at most N").
+ * - `boundedString(max)`: a string of 1..max characters (the contract's "string, at most N").
  */
 export const Int64Id = Type.Integer({
   minimum: 0,

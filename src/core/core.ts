@@ -61,7 +61,7 @@ const redactedPaths = [
  * Standard output, written synchronously once per turn of the event loop: the lines a turn logs are
  * gathered (up to 16 KiB) and written in one call in the check phase, so a line is out before the
  * process waits for anything again. Asynchronous writes (sonic-boom's default) went through libuv's
- * thread pool, and each completion woke the event loop for one more short turn (issue 9; measured
+ * thread pool, and each completion woke the event loop for one more short turn (measured
  * within the benchmark's noise, docs/decisions.md, Benchmark). pino flushes what is left at exit.
  */
 function turnBatchedStdout() {

@@ -85,7 +85,7 @@ describe('operation ids of the three API documents', () => {
     });
   }
 
-  it('assistant-auth: names the SPEC area B operations', () => {
+  it("assistant-auth: names the contract's assistant-auth operations", () => {
     const operations = served.get('assistant-auth')?.operations ?? [];
     const id = (method: string, path: string) =>
       operations.find((op) => op.method === method && op.path === path)?.operationId;

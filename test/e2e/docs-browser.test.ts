@@ -53,7 +53,7 @@ function assertSpecOperations(
     const documented = served.find((op) => operationKey(op.method, op.path) === operationKey(method, path));
     return !documented || !shown.has(rendering(documented));
   });
-  assert.deepEqual(missing, [], 'SPEC operations missing from the document or the page');
+  assert.deepEqual(missing, [], 'contract operations missing from the document or the page');
 }
 
 /** What client-api's demo data prints (the account and the user `npm start` shows). */
@@ -104,7 +104,7 @@ describe('API reference pages (/docs) in Chromium', () => {
     return openDocsPage(browser, url(name));
   }
 
-  it('client-api: every SPEC operation id, the four media types, try-it with a back-office key', async () => {
+  it('client-api: every contract operation id, the four media types, try-it with a back-office key', async () => {
     assert.ok(running);
     const { accountNumber } = await seedClientDemo(running.core);
     const { key } = await running.core.apiKeys.create('backoffice', 'docs-browser');
@@ -120,7 +120,7 @@ describe('API reference pages (/docs) in Chromium', () => {
       assert.deepEqual(
         AREA_A_OPERATION_IDS.filter((id) => !shownIds.has(id)),
         [],
-        'SPEC area A operation ids missing from the page',
+        'client API operation ids of the contract missing from the page',
       );
       assertAllRendered(rendered, await servedOperations(`${url('client-api')}/api/v1/swagger.json`));
       const schemes = await docs.authorizeSchemes();
@@ -182,7 +182,7 @@ describe('API reference pages (/docs) in Chromium', () => {
     }
   });
 
-  it('assistant-auth: every SPEC path with its operation id, try-it with a client key, kept on reload', async () => {
+  it('assistant-auth: every contract path with its operation id, try-it with a client key, kept on reload', async () => {
     assert.ok(running);
     const { key } = await running.core.apiKeys.create('client', 'docs-browser');
     const docs = await open('assistant-auth');

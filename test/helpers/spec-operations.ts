@@ -1,6 +1,6 @@
-/** What SPEC (and DESIGN section 6 for the agents server) lists, for tests that check documents and pages. */
+/** What the service contract lists (and, for the agents server, its designed routes), for tests that check documents and pages. */
 
-/** Every operation id of SPEC's area A tables. */
+/** Every operation id of the contract's client API tables. */
 export const AREA_A_OPERATION_IDS = [
   'AccountManagement_TearDownSessionsAsync',
   'AccountManagement_TearDownDeviceSessionsAsync',
@@ -31,7 +31,7 @@ export const AREA_A_OPERATION_IDS = [
   'Bookmarks_AddBookmarkAsync',
 ];
 
-/** SPEC's area B table has no operation ids: every (method, path) of it must be on the page. */
+/** The contract's assistant-auth table has no operation ids: every (method, path) of it must be on the page. */
 export const AREA_B_OPERATIONS = [
   'GET /users/assistant-id',
   'GET /users/assistant-id/{assistantId}',
@@ -51,7 +51,7 @@ export const AREA_B_OPERATIONS = [
   'GET /metrics',
 ];
 
-/** The agents server's routes (DESIGN section 6). */
+/** The agents server's routes. */
 export const AREA_C_OPERATIONS = [
   'GET /agents',
   'GET /agents/{name}',

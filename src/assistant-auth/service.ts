@@ -1,5 +1,5 @@
 import fastifyWebsocket from '@fastify/websocket';
-import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
+import { runWhileOpen, type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { callbackRoutes } from './callbacks/routes.ts';
 import { channelRoutes } from './channel/routes.ts';
 import { composeAssistantAuth } from './composition.ts';
@@ -28,14 +28,7 @@ export const assistantAuthService: ServiceDefinition = {
     if (api.directLine)
       await app.register(fastifyWebsocket, { options: { maxPayload: core.config.BODY_LIMIT } });
     // The workers start once the app is ready and stop, the Direct Line answers under way finished, at close.
-    app.addHook('onReady', async () => {
-      await api.userPurge.start();
-      await api.directLine?.start();
-    });
-    app.addHook('onClose', async () => {
-      api.userPurge.stop();
-      await api.directLine?.stop();
-    });
+    runWhileOpen(app, api.userPurge, ...(api.directLine ? [api.directLine] : []));
     for (const register of routes) register(app, api);
   },
   async seedDemo(core) {

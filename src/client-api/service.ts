@@ -1,4 +1,4 @@
-import { type ServiceDefinition, typed } from '../core/http/service-app.ts';
+import { runWhileOpen, type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { adInfoRoutes } from './ad-info/routes.ts';
 import { authRoutes, jwksRoute } from './auth/routes.ts';
@@ -44,10 +44,8 @@ export const clientApiService: ServiceDefinition = {
   async plugin(instance, { core }) {
     const app = typed(instance);
     const api = composeClientApi(core);
-    // The outbox worker starts once the app is ready (mail left by a crashed process goes out on the next
-    // start) and stops, finishing its current message, when the app closes.
-    app.addHook('onReady', async () => api.mailWorker.start());
-    app.addHook('onClose', async () => api.mailWorker.stop());
+    // Mail left by a crashed process goes out on the next start; at close the current message is finished.
+    runWhileOpen(app, api.mailWorker);
     await app.register(
       async (instance) => {
         const scope = typed(instance);

@@ -51,6 +51,25 @@ export interface ServiceDefinition {
   seedDemo?(core: Core): Promise<Record<string, unknown>>;
 }
 
+/** Work a service runs beside its routes (an outbox worker, a purge timer, a stream hub). */
+export interface BackgroundWork {
+  start(): unknown;
+  stop(): unknown;
+}
+
+/**
+ * Starts the work once the app is ready (so what a stopped process left is picked up at the next start)
+ * and stops it, in reverse order, when the app closes.
+ */
+export function runWhileOpen(app: FastifyInstance, ...work: BackgroundWork[]): void {
+  app.addHook('onReady', async () => {
+    for (const item of work) await item.start();
+  });
+  app.addHook('onClose', async () => {
+    for (const item of [...work].reverse()) await item.stop();
+  });
+}
+
 /** The app a service plugin registers its routes on: Fastify typed by the TypeBox schemas. */
 export function typed(instance: FastifyInstance): App {
   return instance.withTypeProvider<TypeBoxTypeProvider>();

@@ -50,6 +50,12 @@ function keyed(description: string): Operation['access'] {
   };
 }
 
+/** A callback without its `data` lacks its credential: 401 like a missing key, before any validation. */
+const requireCallbackData: onRequestAsyncHookHandler = async (request) => {
+  const { data } = (request.query ?? {}) as { data?: unknown };
+  if (data === undefined || data === '') throw callbackErrors.CALLBACK_PARAMETER_MISSING();
+};
+
 export type AccessRoute = <S extends RouteSchema>(
   options: Omit<Operation, 'access'> & { access: AccessClass },
   schema: S,
@@ -65,7 +71,12 @@ export function createAccess(apiKeys: ApiKeyStore): { route: AccessRoute } {
   ) as Record<KeyedClass, onRequestAsyncHookHandler[]>;
   return {
     route: (options, schema) => ({
-      onRequest: options.access === 'callback' || options.access === 'open' ? [] : guards[options.access],
+      onRequest:
+        options.access === 'open'
+          ? []
+          : options.access === 'callback'
+            ? [requireCallbackData]
+            : guards[options.access],
       schema: operation({ ...options, access: accessClasses[options.access] }, schema),
     }),
   };

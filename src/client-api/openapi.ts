@@ -148,7 +148,7 @@ function withoutIds(value: unknown): unknown {
 
 /**
  * Every error response refers to the one `Error` definition (whose items refer to `ErrorItem`); query
- * parameters with a default are optional (ajv fills the default); no stray `$id`.
+ * parameters with a default are optional (ajv fills the default); bodies are required; no stray `$id`.
  */
 function tidyDocument<T>(document: T): T {
   const tidy = withoutIds(document) as Json;
@@ -170,8 +170,10 @@ function tidyDocument<T>(document: T): T {
         if (isObject(response) && isErrorBody(response.schema)) response.schema = { ...ERROR_REF };
       }
       for (const parameter of Array.isArray(operationObject.parameters) ? operationObject.parameters : []) {
-        if (isObject(parameter) && parameter.in === 'query' && parameter.default !== undefined)
-          parameter.required = false;
+        if (!isObject(parameter)) continue;
+        if (parameter.in === 'query' && parameter.default !== undefined) parameter.required = false;
+        // A route with a body schema refuses a request without one (400), so its body is required.
+        if (parameter.in === 'body') parameter.required = true;
       }
     }
   }

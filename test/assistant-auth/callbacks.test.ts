@@ -134,8 +134,25 @@ describe('gateway callbacks', () => {
     }
   });
 
-  it('answers a missing data parameter with 400 VALIDATION_ERROR', async () => {
-    const response = await app.inject({ url: '/users/assistantid/integrated' });
+  it('answers a missing or empty data parameter with 401 CALLBACK_PARAMETER_MISSING, like any missing credential', async () => {
+    for (const url of [
+      '/users/assistantid/integrated',
+      '/users/assistantid/integrated?data=',
+      '/users/assistantid/integrated/logout',
+      '/users/assistantid/integrated/logout?other=1',
+    ]) {
+      const response = await app.inject({ url });
+      assert.equal(response.statusCode, 401, url);
+      assert.deepEqual(response.json(), {
+        code: 'UNAUTHORIZED',
+        message: 'The data parameter is missing.',
+        errors: [{ type: 'CALLBACK_PARAMETER_MISSING', message: 'The data parameter is missing.' }],
+      });
+    }
+  });
+
+  it('answers a data parameter over 4096 characters with 400 VALIDATION_ERROR (its documented limit)', async () => {
+    const response = await app.inject({ url: link('v1.'.padEnd(4097, 'a')) });
     assert.equal(response.statusCode, 400);
     assert.equal(errorType(response.body), 'VALIDATION_ERROR');
   });

@@ -6,7 +6,12 @@ import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
 
-type Operation = { security?: Array<Record<string, string[]>>; responses: Record<string, unknown> };
+type Operation = {
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  responses: Record<string, unknown>;
+  'x-error-types'?: Record<string, string[]>;
+};
 
 describe('assistant-auth OpenAPI document and CLI', () => {
   let app: App;
@@ -43,7 +48,15 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '500',
     ]);
     assert.deepEqual(statuses('/token'), ['200', '400', '401', '500', '502']);
-    assert.deepEqual(op('/users/assistantid/integrated')?.security, [{ callbackData: [] }]);
+    for (const path of ['/users/assistantid/integrated', '/users/assistantid/integrated/logout']) {
+      assert.deepEqual(op(path)?.security, [{ callbackData: [] }]);
+      // `data` is a documented, required query parameter too, and its absence one of the 401s.
+      const data = op(path)?.parameters?.find((parameter) => parameter.name === 'data');
+      assert.equal(data?.in, 'query', path);
+      assert.equal(data?.required, true, path);
+      assert.deepEqual(data?.schema, { type: 'string', minLength: 1, maxLength: 4096 });
+      assert.ok(op(path)?.['x-error-types']?.['401']?.includes('CALLBACK_PARAMETER_MISSING'), path);
+    }
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
     assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);

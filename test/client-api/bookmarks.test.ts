@@ -23,6 +23,8 @@ describe('bookmarks', () => {
   });
   after(() => fx.close());
 
+  // Each device saves under the class it signed in with (phone-1 as android, the TVs as smarttv).
+  const classOf = (device: string) => (device === 'phone-1' ? 'android' : 'smarttv');
   const save = (
     token: string,
     device: string,
@@ -31,9 +33,11 @@ describe('bookmarks', () => {
     offset: number | string,
     query = '',
   ) =>
-    fx.call('POST', `/smarttv/${device}/users/${userHash}/bookmarks/${contentId}/${offset}${query}`, {
-      token,
-    });
+    fx.call(
+      'POST',
+      `/${classOf(device)}/${device}/users/${userHash}/bookmarks/${contentId}/${offset}${query}`,
+      { token },
+    );
   const read = (token: string, userHash: string, contentId: number | string, query = '') =>
     fx.call('GET', `/smarttv/users/${userHash}/bookmarks/${contentId}${query}`, { token });
 
@@ -131,6 +135,24 @@ describe('bookmarks', () => {
     const unknown = await fx.call('POST', '/web/tv-b/users/nobody-hash/bookmarks/7/70', { key });
     assert.equal(unknown.statusCode, 404);
     assert.deepEqual(errorTypes(unknown), ['USER_NOT_FOUND']);
+  });
+
+  it('a device token saves under its own deviceClass only (403); an operator under any', async () => {
+    const path = `/web/tv-1/users/${alice.userHash}/bookmarks/4004/40`;
+    const refused = await fx.call('POST', path, { token: tv.accessToken });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(refused.json().code, 'FORBIDDEN');
+    assert.deepEqual(errorTypes(refused), ['DEVICE_MISMATCH']);
+    assert.equal((await read(tv.accessToken, alice.userHash, 4004)).statusCode, 404, 'nothing stored');
+
+    const own = await save(tv.accessToken, 'tv-1', alice.userHash, 4004, 41);
+    assert.equal(own.statusCode, 200, own.body);
+    assert.equal(own.json().deviceClass, 'smarttv');
+
+    const operator = await fx.call('POST', path, { key: fx.operatorKey });
+    assert.equal(operator.statusCode, 200, operator.body);
+    assert.equal(operator.json().deviceClass, 'web');
+    assert.equal(operator.json().deviceId, 'tv-1');
   });
 
   it('401 without credentials, 403 for another user or another device', async () => {

@@ -221,6 +221,24 @@ describe('client-api OpenAPI document', () => {
     );
   });
 
+  it('every body parameter is required, as the server refuses a request without one (400)', async () => {
+    const bodies = Object.values(document.paths).flatMap((operations) =>
+      Object.values(operations as Record<string, Operation>).flatMap((operation) =>
+        (operation.parameters ?? [])
+          .filter((p) => p.in === 'body')
+          .map((p) => [operation.operationId, p.required]),
+      ),
+    );
+    assert.deepEqual(bodies.sort(), [
+      ['AccountManagement_RequestSendEmailAsync', true],
+      ['AccountManagement_UpdateMediaPlayerNameAsync', true],
+      ['Authentication_AuthenticateUserAsync', true],
+    ]);
+    for (const path of ['/auth/web/users/authenticate', '/web/registration/request']) {
+      assert.equal((await f.call('POST', path)).statusCode, 400, path);
+    }
+  });
+
   it('names the XML roots of the records and lists', () => {
     const schema = (path: string, method: string) => document.paths[path][method].responses['200'].schema;
     assert.deepEqual(schema('/accounts/{accountNumber}/devices', 'get').xml, {

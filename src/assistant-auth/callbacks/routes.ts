@@ -3,14 +3,7 @@ import type { App } from '../../core/http/service-app.ts';
 import type { AssistantAuth } from '../composition.ts';
 import { userErrors } from '../users/errors.ts';
 import { assistantUserSchema } from '../users/schemas.ts';
-
-const callbackQuery = Type.Object({
-  data: Type.String({
-    minLength: 1,
-    maxLength: 4096,
-    description: 'AES-256-GCM sealed JSON `{ identity, channel, exp, nonce, phoneNumber? }`, single use.',
-  }),
-});
+import { callbackQuery } from './schemas.ts';
 
 const tag = 'callbacks';
 

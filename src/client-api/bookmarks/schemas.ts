@@ -1,6 +1,9 @@
 import Type, { type Static } from 'typebox';
 import { boundedString, Int64Id } from '../common-schemas.ts';
 
+/** A device clock this far ahead of ours is refused rather than allowed to pin a bookmark forever. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
 export const DeviceClass = boundedString(24, { description: 'Class of the client device (at most 24).' });
 
 export const bookmarkReadParams = Type.Object({
@@ -15,8 +18,14 @@ export const bookmarkReadQuery = Type.Object({
 });
 
 export const bookmarkSaveParams = Type.Object({
-  deviceClass: DeviceClass,
-  deviceId: boundedString(48, { description: 'The device that saves the position.' }),
+  deviceClass: boundedString(24, {
+    description:
+      "Class of the client device (at most 24); a device token's own class only (else 403 DEVICE_MISMATCH).",
+  }),
+  deviceId: boundedString(48, {
+    description:
+      "The device that saves the position; a device token's own deviceId only (else 403 DEVICE_MISMATCH).",
+  }),
   userHash: boundedString(48),
   contentId: Int64Id,
   offset: Type.Integer({
@@ -30,8 +39,7 @@ export const bookmarkSaveQuery = Type.Object({
   at: Type.Optional(
     Type.String({
       format: 'date-time',
-      description:
-        'Client time of the position (ISO 8601). A save older than the stored bookmark is ignored (applied=false).',
+      description: `Client time of the position (ISO 8601), at most ${MAX_CLOCK_SKEW_MS / 1000} s ahead of the server's clock (else 400 BOOKMARK_TIME_IN_FUTURE). A save older than the stored bookmark is ignored (applied=false).`,
     }),
   ),
   version: Type.Optional(

@@ -4,10 +4,9 @@ import type { Principal } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
-import type { Bookmark } from './schemas.ts';
+import { type Bookmark, MAX_CLOCK_SKEW_MS } from './schemas.ts';
 
-/** A device clock this far ahead of ours is refused rather than allowed to pin a bookmark forever. */
-export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+export { MAX_CLOCK_SKEW_MS };
 
 export interface BookmarkSave {
   userHash: string;
@@ -23,7 +22,7 @@ export interface BookmarkSave {
 export interface BookmarkService {
   read(filter: BookmarkFilter): Promise<Bookmark>;
   /**
-   * Saves a position as `principal`: a device under its own deviceId, in its own account; an operator
+   * Saves a position as `principal`: a device under its own deviceId and deviceClass, in its own account; an operator
    * for any user, in the account that holds the userHash.
    */
   save(principal: Principal | undefined, save: BookmarkSave): Promise<Bookmark>;
@@ -45,6 +44,12 @@ export function createBookmarkService(
     if (principal?.kind === 'device') {
       if (principal.deviceId !== save.deviceId) {
         throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
+      }
+      // The stored deviceClass tells which kind of device last played: a token cannot claim another.
+      if (principal.deviceClass !== save.deviceClass) {
+        throw authenticationErrors.DEVICE_MISMATCH(
+          'A device saves bookmarks under its own deviceClass only.',
+        );
       }
       return principal.accountNumber;
     }

@@ -30,12 +30,14 @@
  *   no body schema is ignored (never parsed). A body-taking route lists these errors (`mediaBodyErrors`;
  *   `operation()` of ../openapi.ts does it).
  * - `Vary: Accept` on every response of the scope; `request.negotiatedType` holds the negotiated type.
- * - Unknown paths under the scope's prefix answer 404 ROUTE_NOT_FOUND in the negotiated type.
+ * - Unknown paths under the scope's prefix answer 404 ROUTE_NOT_FOUND in the negotiated type; a known
+ *   path asked with a method it does not have answers 405 METHOD_NOT_ALLOWED with `Allow`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { httpErrors } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/error-handler.ts';
+import { unmatchedRoute } from '../../core/http/route-methods.ts';
 import { decodeBson } from './bson-codec.ts';
 import { encodeBody, responseSchema } from './encode.ts';
 import { decodeJson } from './json-codec.ts';
@@ -161,12 +163,8 @@ async function mediaTypesPlugin(app: FastifyInstance, options: MediaTypesOptions
   });
 
   if (app.prefix !== '') {
-    app.setNotFoundHandler((request, reply) =>
-      sendProblem(
-        reply,
-        httpErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
-      ),
-    );
+    // Answered here so the body comes out in the negotiated type: 405 on a known path, else 404.
+    app.setNotFoundHandler((request, reply) => sendProblem(reply, unmatchedRoute(request)));
   }
 }
 

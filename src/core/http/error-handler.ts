@@ -7,6 +7,7 @@ import {
   ProblemError,
   statusCategories,
 } from '../errors.ts';
+import { unmatchedRoute } from './route-methods.ts';
 
 /** Fastify's own errors, by status, as the family's error types. */
 const frameworkTypes: Partial<Record<number, ErrorFactory>> = {
@@ -27,19 +28,57 @@ const frameworkCodes: Partial<Record<string, ErrorFactory>> = {
 
 interface ValidationFailure {
   instancePath?: string;
+  keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
-/** One entry per failing field: `body/name must NOT have more than 64 characters`. */
+/** Keywords whose failure only repeats what their branches said. */
+const COMBINATORS = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else']);
+
+function failurePath(context: string, failure: ValidationFailure): string {
+  const missing = failure.params?.missingProperty;
+  return `${context}${failure.instancePath ?? ''}${typeof missing === 'string' ? `/${missing}` : ''}`;
+}
+
+/**
+ * The one message kept for a field. A check other than the type (a length, a pattern) means the value
+ * had a type some branch takes: that check is the news. Otherwise the types it may have (`must be
+ * string or null`).
+ */
+function clearest(failures: ValidationFailure[]): string {
+  const direct = failures.filter((failure) => !COMBINATORS.has(failure.keyword ?? ''));
+  const candidates = direct.length > 0 ? direct : failures;
+  const other = candidates.find((failure) => failure.keyword !== 'type');
+  if (other === undefined) {
+    const types = candidates
+      .map((failure) => failure.params?.type)
+      .filter((type) => typeof type === 'string');
+    if (types.length > 0) return `must be ${[...new Set(types)].join(' or ')}`;
+  }
+  const chosen = other ?? candidates[0];
+  const allowed = chosen?.params?.allowedValues;
+  const suffix = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
+  return `${chosen?.message ?? 'is not valid'}${suffix}`;
+}
+
+/**
+ * One entry per failing field, in the order ajv met them: `body/name must NOT have more than 64
+ * characters`. A field that fails several ways (every branch of a union, a type and a length) is
+ * listed once, with its clearest message.
+ */
 export function validationItems(context: string, failures: ValidationFailure[]): ErrorItem[] {
-  return failures.map((failure) => {
-    const missing = failure.params?.missingProperty;
-    const path = `${context}${failure.instancePath ?? ''}${typeof missing === 'string' ? `/${missing}` : ''}`;
-    const allowed = failure.params?.allowedValues;
-    const suffix = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
-    return { type: 'VALIDATION_ERROR', message: `${path} ${failure.message ?? 'is not valid'}${suffix}` };
-  });
+  const byPath = new Map<string, ValidationFailure[]>();
+  for (const failure of failures) {
+    const path = failurePath(context, failure);
+    const list = byPath.get(path);
+    if (list === undefined) byPath.set(path, [failure]);
+    else list.push(failure);
+  }
+  return [...byPath].map(([path, list]) => ({
+    type: 'VALIDATION_ERROR',
+    message: `${path} ${clearest(list)}`,
+  }));
 }
 
 /** How one service answers what the family's defaults do not: its validation and its unexpected faults. */
@@ -109,11 +148,23 @@ export function answerFrameworkError(
 }
 
 /**
+ * What Fastify refuses while reading a body (or, for QUERY, its missing Content-Type). No route takes
+ * such a request, so its path and method answer (404 or 405), never the body it did or did not send.
+ */
+function isBodyRefusal(error: unknown): boolean {
+  const code = (error as Partial<FastifyError>).code;
+  return (
+    code !== undefined && (code.startsWith('FST_ERR_CTP_') || code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE')
+  );
+}
+
+/**
  * An error handler for `setErrorHandler`: the family's by default; a service that answers its own way
  * sets one with its policy on its own scope.
  */
 export function problemHandler(policy: ProblemPolicy = familyPolicy) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (request.is404 && isBodyRefusal(error)) return sendProblem(reply, unmatchedRoute(request));
     const { problem, unexpected } = toProblem(error, policy);
     if (unexpected) request.log.error({ err: error }, 'unexpected error');
     else if (problem.status >= 500) request.log.warn({ err: error }, problem.message);
@@ -121,10 +172,7 @@ export function problemHandler(policy: ProblemPolicy = familyPolicy) {
   };
 }
 
-/** The answer to a path no route has. */
+/** The answer to a request no route takes: 405 with `Allow` on a known path, 404 otherwise. */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(
-    reply,
-    httpErrors.ROUTE_NOT_FOUND(`No operation at ${request.method} ${request.url.split('?')[0]}.`),
-  );
+  return sendProblem(reply, unmatchedRoute(request));
 }

@@ -24,6 +24,8 @@ import { installMetrics } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
 import { lazyRequestLogger, requestIdSource } from './request-logger.ts';
 import { withErrors } from './route-errors.ts';
+import { recordRouteMethods } from './route-methods.ts';
+import { strictBodyValidators } from './validation.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -127,6 +129,8 @@ export function serviceOptions(
     }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Bodies are validated without type coercion; path, query and headers with it (see strictBodyValidators).
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() as never } },
     ajv: {
       // `xml` is the Swagger 2 XML object the media-type codecs read; ajv only needs to tolerate it.
       customOptions: {
@@ -154,6 +158,8 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(errorBodySchema);
+  // Before any route: the not-found handler answers 405 for a path registered with other methods.
+  recordRouteMethods(app);
   const openapi = service.openapi && resolveOpenApi(service.openapi, core.config);
   if (openapi) await registerOpenApi(app, openapi);
   app.addHook('onRequest', (request, reply, done) => {

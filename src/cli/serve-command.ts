@@ -1,21 +1,60 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keyClasses } from '../core/api-keys/api-keys.ts';
+import { type KeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
 import { type Core, type ServiceName, serviceNames } from '../core/core.ts';
 import { type RunningFamily, seedDemo, startFamily } from '../family.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 const demoFile = (core: Core) => join(core.config.SINTONIA_DATA_DIR, 'demo-credentials.json');
+const demoKeyName = (keyClass: KeyClass) => `demo-${keyClass}`;
+
+/** The demo data set recorded by an earlier load, if the file is there and readable. */
+function recordedDemo(core: Core): Record<string, unknown> | undefined {
+  if (!existsSync(demoFile(core))) return undefined;
+  try {
+    return JSON.parse(readFileSync(demoFile(core), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * Loads the demo data set: one API key per class plus each service's demo records. The credentials are
- * written once to the data folder (mode 0600) so that every later start can print them again.
+ * One live demo key per class. Keys are stored hashed, so a secret can only be printed again from the
+ * recorded file: those keys are kept when each still verifies and is its class's only live demo key;
+ * otherwise every live demo key is revoked and one new set is made.
+ */
+async function demoKeys(core: Core, recorded: unknown): Promise<Record<KeyClass, string>> {
+  const live = (await core.apiKeys.list()).filter(
+    (record) => record.revokedAt === null && record.name === demoKeyName(record.keyClass),
+  );
+  const previous = (typeof recorded === 'object' && recorded !== null ? recorded : {}) as Record<
+    string,
+    unknown
+  >;
+  let reusable = true;
+  for (const keyClass of keyClasses) {
+    const key = previous[keyClass];
+    const verified = typeof key === 'string' ? await core.apiKeys.verify(key) : undefined;
+    const ofClass = live.filter((record) => record.keyClass === keyClass);
+    if (!verified || verified.keyClass !== keyClass || ofClass.length !== 1 || ofClass[0]?.id !== verified.id)
+      reusable = false;
+  }
+  if (reusable) return previous as Record<KeyClass, string>;
+  for (const record of live) await core.apiKeys.revoke(record.id);
+  const keys = {} as Record<KeyClass, string>;
+  for (const keyClass of keyClasses)
+    keys[keyClass] = (await core.apiKeys.create(keyClass, demoKeyName(keyClass))).key;
+  return keys;
+}
+
+/**
+ * Loads the demo data set: one API key per class plus each service's demo records, found or created, so
+ * loading it again changes nothing. The credentials are written to the data folder (mode 0600) so that
+ * every later start can print them again.
  */
 export async function loadDemo(core: Core): Promise<Record<string, unknown>> {
-  const keys: Record<string, string> = {};
-  for (const keyClass of keyClasses)
-    keys[keyClass] = (await core.apiKeys.create(keyClass, `demo-${keyClass}`)).key;
-  const demo = { apiKeys: keys, ...(await seedDemo(core)) };
+  const apiKeys = await demoKeys(core, recordedDemo(core)?.apiKeys);
+  const demo = { apiKeys, ...(await seedDemo(core)) };
   writeFileSync(demoFile(core), `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
 }
@@ -42,10 +81,9 @@ export const serveCommand: Command = {
     const names = parseServices(values.service as string | undefined);
     const core = await context.core();
     let demo: Record<string, unknown> | undefined;
-    if (core.database.dialect === 'sqlite') {
-      demo = existsSync(demoFile(core))
-        ? (JSON.parse(readFileSync(demoFile(core), 'utf8')) as Record<string, unknown>)
-        : await loadDemo(core);
+    // SINTONIA_DEMO=0 (production): no demo records, no demo keys, nothing printed.
+    if (core.database.dialect === 'sqlite' && core.config.SINTONIA_DEMO === '1') {
+      demo = recordedDemo(core) ?? (await loadDemo(core));
     }
     const family = await startFamily(core, names);
     core.logger.info(

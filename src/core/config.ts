@@ -32,6 +32,11 @@ export const configSchema = Type.Object({
     minLength: 1,
     description: 'Folder of the embedded store (SQLite), the generated master key and the mail drop.',
   }),
+  SINTONIA_DEMO: Type.Union([Type.Literal('1'), Type.Literal('0')], {
+    default: '1',
+    description:
+      '1: the first start on the embedded store loads the demo data set (demo account, users and one API key per class) and prints its credentials (SINTONIA_DATA_DIR/demo-credentials.json). 0: no demo data and no demo credentials; use 0 in production.',
+  }),
   DATABASE_URL: Type.Optional(
     Type.String({
       pattern: '^postgres(ql)?://',

@@ -4,6 +4,8 @@ import { createAccountService } from './accounts/service.ts';
 import { createAdBreakRepository } from './ad-info/repository.ts';
 import { createAdInfoService } from './ad-info/service.ts';
 import { createGuards } from './auth/guards.ts';
+import { createLoginThrottle, LOGIN_THROTTLE_KEY_PURPOSE } from './auth/login-throttle.ts';
+import { createLoginThrottleRepository } from './auth/login-throttle-repository.ts';
 import { createAuthService } from './auth/service.ts';
 import { createSigningKeys } from './auth/signing-keys.ts';
 import { createBookmarkRepository } from './bookmarks/repository.ts';
@@ -67,6 +69,11 @@ export function composeClientApi(core: Core) {
       devices: repositories.devices,
       sessions: repositories.sessions,
       signingKeys,
+      throttle: createLoginThrottle(
+        config,
+        createLoginThrottleRepository(database),
+        core.key(LOGIN_THROTTLE_KEY_PURPOSE),
+      ),
     }),
     bookmarks: createBookmarkService(
       createBookmarkRepository(database),

@@ -123,6 +123,32 @@ export const configSchema = Type.Object({
     default: 5,
     description: 'Registration e-mail requests allowed per client address and per e-mail address per hour.',
   }),
+  LOGIN_MAX_FAILURES: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description:
+      'Failed sign-ins allowed per user name within LOGIN_FAILURE_WINDOW; then 429 with Retry-After, even for the right password, until the window ends. Counted in the store: every process enforces the same limit. A success starts the count over.',
+  }),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 20,
+    description: 'Failed sign-ins allowed per client address (any user names) within LOGIN_FAILURE_WINDOW.',
+  }),
+  LOGIN_FAILURE_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 900,
+    description: 'Window of the sign-in limits, in seconds, from its first failure.',
+  }),
+  TRUSTED_PROXIES: Type.String({
+    default: '',
+    pattern:
+      '^( *([0-9A-Fa-f.:]+(/[0-9]{1,3})?|loopback|linklocal|uniquelocal) *(, *([0-9A-Fa-f.:]+(/[0-9]{1,3})?|loopback|linklocal|uniquelocal) *)*)?$',
+    description:
+      'Comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For is believed (also `loopback`, `uniquelocal`); empty: the socket peer is the client address the sign-in and registration limits count.',
+  }),
   CAMPAIGNS_URL: optionalUrl('Advertising-contacts subsystem; unset stores contacts locally.'),
   AD_DECISION_URL: optionalUrl('Ad decision service for ad-info; unset uses the local ad table.'),
   SUBSCRIPTIONS_URL: optionalUrl('Subscription back end for dth/enabled; unset uses the local store.'),

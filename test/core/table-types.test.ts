@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { directLineColumns } from '../../src/assistant-auth/directline/tables.ts';
 import { assistantAuthColumns } from '../../src/assistant-auth/tables.ts';
 import { accountColumns } from '../../src/client-api/accounts/tables.ts';
+import { loginThrottleColumns } from '../../src/client-api/auth/tables.ts';
 import {
   catalogueTypes,
   type MigratedTables,
@@ -18,6 +19,7 @@ import { clientContentColumns } from './client-content-columns.ts';
 const described = {
   CoreTables: coreColumns,
   AccountTables: accountColumns,
+  LoginThrottleTables: loginThrottleColumns,
   ClientContentTables: clientContentColumns,
   AssistantAuthTables: assistantAuthColumns,
   DirectLineTables: directLineColumns,

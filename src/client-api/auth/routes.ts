@@ -17,7 +17,7 @@ import {
 } from './schemas.ts';
 
 const tag = 'authentication';
-const { CREDENTIALS_INVALID } = authenticationErrors;
+const { CREDENTIALS_INVALID, LOGIN_THROTTLED } = authenticationErrors;
 const { METHOD_NOT_ALLOWED } = httpErrors;
 const AUTHENTICATE_METHODS = ['GET', 'HEAD', 'POST'];
 
@@ -33,7 +33,12 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
             'Signs a user in on a device: registers the device on first sight, opens a session and returns the user and its tokens (auth-only: only checks).',
           tag,
           security: 'none',
-          errors: [CREDENTIALS_INVALID, deviceErrors.DEVICE_DISABLED, deviceErrors.DEVICE_LIMIT_REACHED],
+          errors: [
+            CREDENTIALS_INVALID,
+            LOGIN_THROTTLED,
+            deviceErrors.DEVICE_DISABLED,
+            deviceErrors.DEVICE_LIMIT_REACHED,
+          ],
         },
         {
           params: DeviceClassParams,
@@ -49,6 +54,7 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
         request.body,
         request.query.qspVersion,
         request.query['auth-only'] === true,
+        request.ip,
       );
       return { user: toUserValue(result.user), ...('tokens' in result ? { tokens: result.tokens } : {}) };
     },
@@ -65,7 +71,7 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
           security: 'basic',
-          errors: [METHOD_NOT_ALLOWED],
+          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED],
         },
         {
           params: DeviceClassParams,
@@ -74,7 +80,7 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
       ),
     },
     async (request) => {
-      const user = await auth.checkBasic(request.headers.authorization);
+      const user = await auth.checkBasic(request.headers.authorization, request.ip);
       return { authenticated: true, platformUserId: user.platformUserId, accountNumber: user.accountNumber };
     },
   );
@@ -91,7 +97,7 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
           security: 'basic',
-          errors: [METHOD_NOT_ALLOWED],
+          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED],
         },
         {
           params: DeviceClassParams,
@@ -100,7 +106,7 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
       ),
     },
     async (request, reply) => {
-      await auth.checkBasic(request.headers.authorization);
+      await auth.checkBasic(request.headers.authorization, request.ip);
       return reply.code(204).send(null);
     },
   );

@@ -7,6 +7,7 @@ import { decoyHash, verifyPassword } from '../users/passwords.ts';
 import { publicUser, type UserRecord, type UserRepository } from '../users/repository.ts';
 import { basicCredentials, basicRefusals, bearerRefusals } from './credentials.ts';
 import { authenticationErrors } from './errors.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { CredentialValue, TokenOptions, TokensValue } from './schemas.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import {
@@ -29,9 +30,10 @@ export interface AuthDeps {
   devices: DeviceRepository;
   sessions: SessionRepository;
   signingKeys: SigningKeys;
+  throttle: LoginThrottle;
 }
 
-export function createAuthService({ config, users, devices, sessions, signingKeys }: AuthDeps) {
+export function createAuthService({ config, users, devices, sessions, signingKeys, throttle }: AuthDeps) {
   async function tokensFor(
     session: SessionRow,
     user: UserRecord,
@@ -69,8 +71,22 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     };
   }
 
-  /** The user whose e-mail and password these are, if any, in about the same time either way. */
-  async function userWith(username: string, password: string): Promise<UserRecord | undefined> {
+  /**
+   * The user whose e-mail and password these are, if any, in about the same time either way; counted by
+   * the sign-in throttle, which refuses with 429 over its limits before the password is checked.
+   */
+  async function userWith(
+    username: string,
+    password: string,
+    clientAddress: string,
+  ): Promise<UserRecord | undefined> {
+    const attempt = await throttle.admit(username, clientAddress);
+    const user = await passwordOwner(username, password);
+    if (user) await attempt.succeeded();
+    return user;
+  }
+
+  async function passwordOwner(username: string, password: string): Promise<UserRecord | undefined> {
     const candidates = await users.findByEmail(username.trim());
     for (const candidate of candidates) {
       if (await verifyPassword(password, candidate.passwordHash)) return publicUser(candidate);
@@ -122,12 +138,12 @@ export function createAuthService({ config, users, devices, sessions, signingKey
 
   return {
     /** GET/HEAD …/users/authenticate: the user of an `Authorization: Basic` header; else 401 with the challenge. */
-    async checkBasic(authorization: string | undefined): Promise<UserRecord> {
+    async checkBasic(authorization: string | undefined, clientAddress: string): Promise<UserRecord> {
       const credentials = basicCredentials(authorization);
       if (!credentials) {
         throw basicRefusals.CREDENTIALS_MISSING('HTTP Basic credentials (e-mail and password) are required.');
       }
-      const user = await userWith(credentials.username, credentials.password);
+      const user = await userWith(credentials.username, credentials.password, clientAddress);
       if (!user) throw basicRefusals.CREDENTIALS_INVALID();
       return user;
     },
@@ -138,8 +154,9 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       credential: CredentialValue,
       qspVersion: string,
       authOnly: boolean,
+      clientAddress: string,
     ) {
-      const user = await userWith(credential.username, credential.password);
+      const user = await userWith(credential.username, credential.password, clientAddress);
       if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
       if (authOnly) return { user };
       // Taken after the (deliberately slow) password check, so the new session starts fresh.

@@ -1,0 +1,65 @@
+import type { Config } from '../../core/config.ts';
+import { keyedHash } from '../../core/secrets.ts';
+import { authenticationErrors } from './errors.ts';
+import type { LoginThrottleRepository } from './login-throttle-repository.ts';
+
+export const LOGIN_THROTTLE_KEY_PURPOSE = 'client-api:login-throttle';
+
+type Settings = Pick<
+  Config,
+  'LOGIN_MAX_FAILURES' | 'LOGIN_MAX_FAILURES_PER_ADDRESS' | 'LOGIN_FAILURE_WINDOW'
+>;
+
+/** One counted sign-in attempt: `succeeded()` when its password was right. */
+export interface LoginAttempt {
+  succeeded(): Promise<void>;
+}
+
+export interface LoginThrottle {
+  /**
+   * Counts an attempt for the client address, then for the user name, before the password is checked;
+   * over either limit it is refused with 429 and Retry-After, right password or not, so a throttled
+   * attempt tells nothing about the password.
+   */
+  admit(username: string, clientAddress: string, now?: number): Promise<LoginAttempt>;
+}
+
+/** Ended windows are deleted at most this often per process, on the way of a counted attempt. */
+const PRUNE_EVERY_MS = 60_000;
+
+export function createLoginThrottle(
+  config: Settings,
+  repository: LoginThrottleRepository,
+  key: Buffer,
+): LoginThrottle {
+  const windowMs = config.LOGIN_FAILURE_WINDOW * 1000;
+  let prunedAt = 0;
+
+  async function countOrRefuse(bucket: string, limit: number, now: number): Promise<void> {
+    const { failures, windowStart } = await repository.count(bucket, now, windowMs);
+    if (failures <= limit) return;
+    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    throw authenticationErrors.LOGIN_THROTTLED(`Too many failed sign-ins; retry in ${retryAfter} seconds.`, {
+      headers: { 'retry-after': String(retryAfter) },
+    });
+  }
+
+  return {
+    async admit(username, clientAddress, now = Date.now()) {
+      if (now - prunedAt > PRUNE_EVERY_MS) {
+        prunedAt = now;
+        await repository.dropEnded(now - windowMs);
+      }
+      const address = `address:${keyedHash(key, clientAddress)}`;
+      const user = `user:${keyedHash(key, username.trim().toLowerCase())}`;
+      await countOrRefuse(address, config.LOGIN_MAX_FAILURES_PER_ADDRESS, now);
+      await countOrRefuse(user, config.LOGIN_MAX_FAILURES, now);
+      return {
+        async succeeded() {
+          await repository.clear(user);
+          await repository.uncount(address);
+        },
+      };
+    },
+  };
+}

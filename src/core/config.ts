@@ -149,6 +149,26 @@ export const configSchema = Type.Object({
     description:
       'Comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For is believed (also `loopback`, `uniquelocal`); empty: the socket peer is the client address the sign-in and registration limits count.',
   }),
+  CLIENT_API_DEVICE_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per device (its access tokens) per REQUEST_LIMIT_WINDOW on client-api; then 429 RATE_LIMITED with Retry-After. Counted in each process’s memory, so N processes allow up to N times this. 0: no limit.',
+  }),
+  CLIENT_API_OPERATOR_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per operator key (class backoffice) per REQUEST_LIMIT_WINDOW on client-api, counted per process like the device limit. 0: no limit.',
+  }),
+  REQUEST_LIMIT_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    description: 'Fixed window of the per-principal request limits, in seconds.',
+  }),
   CAMPAIGNS_URL: optionalUrl('Advertising-contacts subsystem; unset stores contacts locally.'),
   AD_DECISION_URL: optionalUrl('Ad decision service for ad-info; unset uses the local ad table.'),
   SUBSCRIPTIONS_URL: optionalUrl('Subscription back end for dth/enabled; unset uses the local store.'),

@@ -1,4 +1,4 @@
-import { authErrors, challenging, type ErrorSpec } from '../../core/errors.ts';
+import { authErrors, challenging, type ErrorSpec, httpErrors } from '../../core/errors.ts';
 import { authenticationErrors } from './errors.ts';
 
 /** The kinds of credentials a client API operation takes (its `security` in the API document). */
@@ -25,6 +25,7 @@ const tokenOrKey = [
   bearerRefusals.TOKEN_INVALID,
   authErrors.API_KEY_INVALID,
   authErrors.ACCESS_DENIED,
+  httpErrors.RATE_LIMITED,
 ];
 
 /**

@@ -5,6 +5,7 @@ import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
 import type { Principal } from './principal.ts';
+import { requestLimiter } from './request-limits.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
@@ -47,6 +48,10 @@ const noCredentials = () =>
  */
 export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
   const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
+  const { CLIENT_API_DEVICE_REQUEST_LIMIT, CLIENT_API_OPERATOR_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW } =
+    core.config;
+  const deviceLimit = requestLimiter(CLIENT_API_DEVICE_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW);
+  const operatorLimit = requestLimiter(CLIENT_API_OPERATOR_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW);
 
   // Verified signatures, by token: a token never changes, so its ES256 check is done once per process.
   // Expiry is re-checked on every hit and the session's state on every request.
@@ -68,7 +73,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     return claims;
   }
 
-  async function fromToken(token: string): Promise<Principal> {
+  async function fromToken(token: string): Promise<Extract<Principal, { kind: 'device' }>> {
     const claims = await claimsOf(token, Date.now());
     if (!claims) throw bearerRefusals.TOKEN_INVALID();
     // Revocation is immediate: the session's state is read on every request, from this process's memory
@@ -121,11 +126,14 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
           throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
         }
         request.principal = { kind: 'operator', keyId: key.id };
+        operatorLimit?.hit(key.id);
         return;
       }
       const token = bearer(request.headers.authorization);
       if (!token) throw noCredentials();
-      request.principal = await fromToken(token);
+      const principal = await fromToken(token);
+      request.principal = principal;
+      deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
     },
 
     requireAccount: (name) => sameAs('accountNumber', name, "another account's"),

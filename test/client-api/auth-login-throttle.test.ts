@@ -147,7 +147,12 @@ describe('client-api sign-in throttle: failed sign-ins per user name and per cli
 describe('client-api sign-in throttle behind a trusted proxy', () => {
   let f: AccountsFixture;
   before(async () => {
-    f = await accountsFixture({ TRUSTED_PROXIES: '10.9.0.0/16', LOGIN_MAX_FAILURES_PER_ADDRESS: '3' });
+    f = await accountsFixture({
+      TRUSTED_PROXIES: '10.9.0.0/16',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '3',
+      REGISTRATION_RATE_LIMIT: '1',
+      MAIL_POLL_INTERVAL_MS: '60000',
+    });
     await f.account('proxied');
   });
   after(() => f.close());
@@ -160,6 +165,20 @@ describe('client-api sign-in throttle behind a trusted proxy', () => {
     assert.equal((await via('198.51.100.1', 'wrong')).statusCode, 429);
     // Another client behind the same proxy is still let in.
     assert.equal((await via('198.51.100.2', PASSWORD)).statusCode, 200);
+  });
+
+  it('the registration limit counts the forwarded client address too', async () => {
+    const register = (client: string, email: string) =>
+      f.app.inject({
+        method: 'POST',
+        url: `${BASE}/smarttv/registration/request`,
+        payload: { email },
+        remoteAddress: '10.9.0.1',
+        headers: { 'x-forwarded-for': client },
+      });
+    assert.equal((await register('198.51.100.50', 'first@example.test')).statusCode, 200);
+    assert.equal((await register('198.51.100.50', 'second@example.test')).statusCode, 429);
+    assert.equal((await register('198.51.100.51', 'third@example.test')).statusCode, 200);
   });
 
   it('an untrusted peer cannot pick its address with X-Forwarded-For', async () => {

@@ -149,7 +149,7 @@ describe('client-api sign-in: …/users/authenticate', () => {
     });
 
     it('405 with Allow for any other method', async () => {
-      for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
+      for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'] as const) {
         const response = await f.app.inject({ method, url });
         assert.equal(response.statusCode, 405, method);
         assert.equal(response.headers.allow, 'GET, HEAD, POST');

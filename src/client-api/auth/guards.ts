@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
-import { authErrors, httpErrors } from '../../core/errors.ts';
+import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
@@ -27,8 +27,6 @@ export interface Guards {
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
-  /** For the methods a path does not have: 405 with `Allow`, before the body is read. */
-  refuseMethod(allowed: readonly string[]): SyncGuard;
 }
 
 /** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
@@ -144,13 +142,6 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
         throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
       }
       done();
-    },
-
-    refuseMethod(allowed) {
-      const allow = allowed.join(', ');
-      return () => {
-        throw httpErrors.METHOD_NOT_ALLOWED(`Allowed: ${allow}.`, { headers: { allow } });
-      };
     },
   };
 }

@@ -19,9 +19,8 @@ import {
 const tag = 'authentication';
 const { CREDENTIALS_INVALID, LOGIN_THROTTLED } = authenticationErrors;
 const { METHOD_NOT_ALLOWED } = httpErrors;
-const AUTHENTICATE_METHODS = ['GET', 'HEAD', 'POST'];
 
-export function authRoutes(app: App, { auth, guards }: ClientApi): void {
+export function authRoutes(app: App, { auth }: ClientApi): void {
   app.post(
     '/auth/:deviceClass/users/authenticate',
     {
@@ -110,15 +109,6 @@ export function authRoutes(app: App, { auth, guards }: ClientApi): void {
       return reply.code(204).send(null);
     },
   );
-
-  app.route({
-    method: ['PUT', 'DELETE', 'PATCH', 'OPTIONS'],
-    url: '/auth/:deviceClass/users/authenticate',
-    schema: { hide: true },
-    onRequest: guards.refuseMethod(AUTHENTICATE_METHODS),
-    // Never reached: the guard refuses every request first.
-    handler: async () => undefined,
-  });
 
   app.get(
     '/auth/devices/:deviceClass/:deviceId/tokens',

@@ -114,7 +114,9 @@ export function serviceOptions(
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: core.config.BODY_LIMIT,
     // Only these peers' X-Forwarded-For is believed: by default request.ip is the socket's peer.
-    trustProxy: core.config.TRUSTED_PROXIES.trim().split(/\s*,\s*/).filter(Boolean),
+    trustProxy: core.config.TRUSTED_PROXIES.trim()
+      .split(/\s*,\s*/)
+      .filter(Boolean),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (414 for a path parameter over the limit, 400 for bad encoding); the
     // apps of buildServiceApp also record them like any other request.

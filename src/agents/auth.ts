@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyClass } from '../core/api-keys/api-keys.ts';
 import type { Core } from '../core/core.ts';
-import { authErrors, challenging, type ErrorSpec, subsystemErrors } from '../core/errors.ts';
+import { authErrors, challenging, type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
@@ -31,6 +31,7 @@ const refusals = {
 export const agentCallerErrors: readonly ErrorSpec[] = [
   refusals.CREDENTIALS_MISSING,
   authErrors.API_KEY_INVALID,
+  httpErrors.RATE_LIMITED,
   refusals.TOKEN_INVALID,
   authErrors.ACCESS_DENIED,
   subsystemErrors.SUBSYSTEM_ERROR,

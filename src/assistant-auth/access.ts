@@ -1,6 +1,6 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyStore, KeyClass } from '../core/api-keys/api-keys.ts';
-import { authErrors } from '../core/errors.ts';
+import { authErrors, httpErrors } from '../core/errors.ts';
 import { requireApiKey } from '../core/http/api-key-guard.ts';
 import type { RouteSchema } from '../core/http/route-errors.ts';
 import { callbackErrors } from './callbacks/errors.ts';
@@ -31,7 +31,7 @@ export const accessClasses: Record<AccessClass, Operation['access']> = {
   // Any class passes: a valid key is never refused for its class.
   public: {
     security: [{ apiKey: [] }],
-    errors: [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID],
+    errors: [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID, httpErrors.RATE_LIMITED],
     description: 'Access: public — any valid API key of the environment.',
   },
   callback: {
@@ -45,7 +45,12 @@ export const accessClasses: Record<AccessClass, Operation['access']> = {
 function keyed(description: string): Operation['access'] {
   return {
     security: [{ apiKey: [] }],
-    errors: [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID, authErrors.ACCESS_DENIED],
+    errors: [
+      authErrors.CREDENTIALS_MISSING,
+      authErrors.API_KEY_INVALID,
+      authErrors.ACCESS_DENIED,
+      httpErrors.RATE_LIMITED,
+    ],
     description,
   };
 }

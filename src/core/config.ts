@@ -156,12 +156,33 @@ export const configSchema = Type.Object({
     description:
       'Requests per device (its access tokens) per REQUEST_LIMIT_WINDOW on client-api; then 429 RATE_LIMITED with Retry-After. Counted in each process’s memory, so N processes allow up to N times this. 0: no limit.',
   }),
-  CLIENT_API_OPERATOR_REQUEST_LIMIT: Type.Integer({
+  RUNTIME_KEY_REQUEST_LIMIT: Type.Integer({
     minimum: 0,
     maximum: 100000000,
     default: 0,
     description:
-      'Requests per operator key (class backoffice) per REQUEST_LIMIT_WINDOW on client-api, counted per process like the device limit. 0: no limit.',
+      'Requests per API key of class runtime per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  GATEWAY_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class gateway per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  CLIENT_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class client per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  BACKOFFICE_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class backoffice (operators) per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
   }),
   REQUEST_LIMIT_WINDOW: Type.Integer({
     minimum: 1,

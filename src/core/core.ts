@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { type ApiKeyStore, createApiKeyStore } from './api-keys/api-keys.ts';
+import { withRequestLimits } from './api-keys/key-request-limits.ts';
 import type { Config } from './config.ts';
 import { createAuditRepository } from './db/audit-repository.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -124,7 +125,7 @@ export async function openCore(
     config,
     database,
     logger,
-    apiKeys: createApiKeyStore(database.db),
+    apiKeys: withRequestLimits(createApiKeyStore(database.db), config),
     key(purpose) {
       let key = derived.get(purpose);
       if (!key) {

@@ -60,8 +60,8 @@ describe('agents OpenAPI document', () => {
   });
 
   const expected: Array<[string, string, string[]]> = [
-    ['/agents', 'get', ['200', '401', '403', '500', '502']],
-    ['/agents/{name}', 'get', ['200', '400', '401', '403', '404', '500', '502']],
+    ['/agents', 'get', ['200', '401', '403', '429', '500', '502']],
+    ['/agents/{name}', 'get', ['200', '400', '401', '403', '404', '429', '500', '502']],
     ['/agents/{name}/invoke', 'post', ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502']],
     ['/agents/{name}/stream', 'post', ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502']],
   ];
@@ -88,7 +88,7 @@ describe('agents OpenAPI document', () => {
     for (const path of ['/agents/{name}/invoke', '/agents/{name}/stream']) {
       const operation = document.paths[path]?.post;
       assert.ok(operation?.responses['429']?.headers?.['Retry-After'], `${path} 429 documents Retry-After`);
-      assert.deepEqual(operation?.['x-error-types']?.['429'], ['AGENT_RATE_LIMIT_ERROR']);
+      assert.deepEqual(operation?.['x-error-types']?.['429'], ['RATE_LIMITED', 'AGENT_RATE_LIMIT_ERROR']);
       assert.ok(operation?.['x-error-types']?.['502']?.includes('SUBSYSTEM_ERROR'));
     }
   });

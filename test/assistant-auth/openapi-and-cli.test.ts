@@ -36,8 +36,17 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     const paths = document.paths as Record<string, Record<string, Operation>>;
     const op = (path: string, method = 'get') => paths[path]?.[method];
     const statuses = (path: string, method = 'get') => Object.keys(op(path, method)?.responses ?? {}).sort();
-    assert.deepEqual(statuses('/users/{assistantId}'), ['200', '400', '401', '403', '404', '410', '500']);
-    assert.deepEqual(statuses('/users/assistant-id'), ['200', '201', '400', '401', '403', '500']);
+    assert.deepEqual(statuses('/users/{assistantId}'), [
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '410',
+      '429',
+      '500',
+    ]);
+    assert.deepEqual(statuses('/users/assistant-id'), ['200', '201', '400', '401', '403', '429', '500']);
     assert.deepEqual(statuses('/users/assistantid/integrated'), ['200', '201', '400', '401', '500']);
     assert.deepEqual(statuses('/admin/users/phone-numbers/{phone_number}', 'delete'), [
       '204',
@@ -45,9 +54,10 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '401',
       '403',
       '404',
+      '429',
       '500',
     ]);
-    assert.deepEqual(statuses('/token'), ['200', '400', '401', '500', '502']);
+    assert.deepEqual(statuses('/token'), ['200', '400', '401', '429', '500', '502']);
     for (const path of ['/users/assistantid/integrated', '/users/assistantid/integrated/logout']) {
       assert.deepEqual(op(path)?.security, [{ callbackData: [] }]);
       // `data` is a documented, required query parameter too, and its absence one of the 401s.
@@ -60,7 +70,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
     assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);
-    assert.deepEqual(statuses('/metrics'), ['200', '401', '500']);
+    assert.deepEqual(statuses('/metrics'), ['200', '401', '429', '500']);
     assert.deepEqual(op('/healthz')?.security, []);
   });
 

@@ -7,7 +7,7 @@ describe('client-api per-principal request limits', () => {
   before(async () => {
     f = await accountsFixture({
       CLIENT_API_DEVICE_REQUEST_LIMIT: '3',
-      CLIENT_API_OPERATOR_REQUEST_LIMIT: '2',
+      BACKOFFICE_KEY_REQUEST_LIMIT: '2',
       // A day-long window: the test cannot straddle two windows unless it runs across midnight UTC.
       REQUEST_LIMIT_WINDOW: '86400',
     });

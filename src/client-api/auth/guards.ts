@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
+import { requestLimiter } from '../../core/http/request-limits.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
 import type { Principal } from './principal.ts';
-import { requestLimiter } from './request-limits.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
@@ -46,10 +46,9 @@ const noCredentials = () =>
  */
 export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
   const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
-  const { CLIENT_API_DEVICE_REQUEST_LIMIT, CLIENT_API_OPERATOR_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW } =
-    core.config;
+  const { CLIENT_API_DEVICE_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW } = core.config;
+  // Operator keys are limited with every API key, where the key is verified (core).
   const deviceLimit = requestLimiter(CLIENT_API_DEVICE_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW);
-  const operatorLimit = requestLimiter(CLIENT_API_OPERATOR_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW);
 
   // Verified signatures, by token: a token never changes, so its ES256 check is done once per process.
   // Expiry is re-checked on every hit and the session's state on every request.
@@ -124,7 +123,6 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
           throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
         }
         request.principal = { kind: 'operator', keyId: key.id };
-        operatorLimit?.hit(key.id);
         return;
       }
       const token = bearer(request.headers.authorization);

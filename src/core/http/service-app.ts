@@ -266,6 +266,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
           : [
               authErrors.CREDENTIALS_MISSING,
               authErrors.API_KEY_INVALID,
+              httpErrors.RATE_LIMITED,
               ...(service.metricsAccess === 'any' ? [] : [authErrors.ACCESS_DENIED]),
             ],
       ),

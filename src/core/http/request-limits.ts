@@ -1,4 +1,4 @@
-import { httpErrors } from '../../core/errors.ts';
+import { httpErrors } from '../errors.ts';
 
 /** Counts a principal's requests; over its limit it throws 429 RATE_LIMITED with Retry-After. */
 export interface RequestLimiter {

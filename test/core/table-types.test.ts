@@ -4,6 +4,7 @@ import { directLineColumns } from '../../src/assistant-auth/directline/tables.ts
 import { assistantAuthColumns } from '../../src/assistant-auth/tables.ts';
 import { accountColumns } from '../../src/client-api/accounts/tables.ts';
 import { loginThrottleColumns } from '../../src/client-api/auth/tables.ts';
+import { clientContentColumns } from '../../src/client-api/content-tables.ts';
 import {
   catalogueTypes,
   type MigratedTables,
@@ -13,7 +14,6 @@ import {
 import { bigint, integer, nullable, text } from '../../src/core/db/table-columns.ts';
 import { coreColumns } from '../../src/core/db/tables.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { clientContentColumns } from './client-content-columns.ts';
 
 /** Every table type of the family, by the name of the type derived from it. */
 const described = {

@@ -1,15 +1,8 @@
 import type { Database } from '../../core/db/database.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 import type { AdBreak } from './schemas.ts';
 
-export type AdInfoTables = {
-  ad_breaks: {
-    contents: string;
-    content_id: string;
-    position: AdBreak['position'];
-    offset_seconds: number;
-    max_ads: number;
-  };
-};
+export type AdInfoTables = Pick<ClientContentTables, 'ad_breaks'>;
 
 export function createAdBreakRepository(database: Database) {
   const db = database.db.withTables<AdInfoTables>();

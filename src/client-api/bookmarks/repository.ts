@@ -1,20 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 
-export type BookmarkTables = {
-  bookmarks: {
-    user_hash: string;
-    content_id: number;
-    account_number: string | null;
-    version: string | null;
-    offset_seconds: number;
-    position_at: number;
-    device_id: string;
-    device_class: string;
-    updated_at: number;
-  };
-};
+export type BookmarkTables = Pick<ClientContentTables, 'bookmarks'>;
 
 export type BookmarkRow = BookmarkTables['bookmarks'];
 

@@ -1,15 +1,7 @@
 import type { Database } from '../../core/db/database.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 
-export type CampaignTables = {
-  ad_contacts: {
-    id: string;
-    account_number: string;
-    device_class: string;
-    campaign: string;
-    media_player_id: string | null;
-    created_at: number;
-  };
-};
+export type CampaignTables = Pick<ClientContentTables, 'ad_contacts'>;
 
 export type ContactRow = CampaignTables['ad_contacts'];
 

@@ -1,23 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { decrypt, encrypt } from '../../core/secrets.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 import type { OutboxRepository } from './outbox-repository.ts';
 
-export type MailTables = {
-  mail_outbox: {
-    id: string;
-    kind: string;
-    /** The message (recipient, subject, text) sealed with AES-256-GCM: addresses are personal data. */
-    sealed_message: string;
-    status: 'pending' | 'sent' | 'failed';
-    attempts: number;
-    next_attempt_at: number;
-    /** A worker's claim; an expired claim (a crashed worker) makes the message due again. */
-    locked_until: number | null;
-    created_at: number;
-    sent_at: number | null;
-    last_error: string | null;
-  };
-};
+export type MailTables = Pick<ClientContentTables, 'mail_outbox'>;
 
 export type OutboxRow = MailTables['mail_outbox'];
 

@@ -1,15 +1,7 @@
 import type { Database } from '../../core/db/database.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 
-export type RatingTables = {
-  ratings: {
-    module: string;
-    content_id: number;
-    user_id: string;
-    account_number: string | null;
-    rating: number;
-    updated_at: number;
-  };
-};
+export type RatingTables = Pick<ClientContentTables, 'ratings'>;
 
 export type RatingRow = RatingTables['ratings'];
 

@@ -1,23 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 import type { MailTables } from '../mail/outbox.ts';
 import { createOutboxRepository, type OutboxRepository } from '../mail/outbox-repository.ts';
 
-export type RegistrationTables = MailTables & {
-  registration_requests: {
-    id: string;
-    device_class: string;
-    email_hash: string;
-    outbox_id: string;
-    created_at: number;
-  };
-  rate_limit_counters: {
-    bucket: string;
-    window_start: number;
-    hits: number;
-  };
-};
+export type RegistrationTables = Pick<
+  ClientContentTables,
+  'mail_outbox' | 'registration_requests' | 'rate_limit_counters'
+>;
 
 type RegistrationDb = Kysely<CoreTables & RegistrationTables>;
 

@@ -1,17 +1,8 @@
 import type { Database } from '../../core/db/database.ts';
 import type { AccountTables } from '../accounts/tables.ts';
+import type { ClientContentTables } from '../content-tables.ts';
 
-export type SubscriptionTables = {
-  subscriptions: {
-    platform_user_id: string;
-    cod_persona: string;
-    cod_oferta: string;
-    account_number: string;
-    product: string;
-    enabled: number;
-    enabled_at: number;
-    updated_at: number;
-  };
+export type SubscriptionTables = Pick<ClientContentTables, 'subscriptions'> & {
   /** Read here only: the offers an operator gave the user at creation (`users.subscriptions`). */
   users: Pick<AccountTables['users'], 'platform_user_id' | 'account_number' | 'subscriptions'>;
 };

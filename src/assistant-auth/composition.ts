@@ -7,6 +7,7 @@ import { periodic } from './periodic.ts';
 import { createAssistantSigner } from './signing/signer.ts';
 import { createSigningKeyRepository } from './signing/signing-key-repository.ts';
 import { createSigningKeys } from './signing/signing-keys.ts';
+import { createDelegations } from './users/delegations.ts';
 import { createUserRepository } from './users/repository.ts';
 import { createUserService } from './users/service.ts';
 
@@ -47,6 +48,7 @@ export function composeAssistantAuth(core: Core) {
     signingKeys: createSigningKeys(core, repositories.signingKeys),
     signer,
     users,
+    delegations: createDelegations(core, users, signer),
     callbackParams: createCallbackParams(core, repositories.callbackNonces),
     channel,
     /** The embedded Direct Line channel, when the service runs it (no DIRECTLINE_URL). */

@@ -27,6 +27,12 @@ export const assistantAuthColumns = {
     phone_hash: nullable(text()),
     /** The phone number sealed with AES-256-GCM. */
     phone_sealed: nullable(text()),
+    /**
+     * The linked pay-TV account `{ accountNumber, platformUserId? }` as JSON, sealed with AES-256-GCM
+     * (associated data: the assistantId); null while unlinked (migration 20261123200002_assistant-links).
+     */
+    link_sealed: nullable(text()),
+    linked_at: nullable(bigint()),
     created_at: bigint(),
     expires_at: bigint(),
   },

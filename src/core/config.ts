@@ -43,6 +43,13 @@ export const configSchema = Type.Object({
       description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
     }),
   ),
+  DATABASE_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description:
+      "Connections each process keeps to PostgreSQL (DATABASE_URL); every process of one store has its own pool, so their sum must stay under the server's max_connections.",
+  }),
   LOG_LEVEL: Type.Union(
     [
       Type.Literal('fatal'),
@@ -235,6 +242,13 @@ export const configSchema = Type.Object({
     "Key that encrypts the assistant's signing keys at rest. Default: derived from the master key.",
   ),
   SIGNED_TOKEN_TTL: seconds(300, 'Lifetime of a JWT the assistant signs for its outgoing requests.'),
+  DELEGATION_TTL: Type.Integer({
+    minimum: 30,
+    maximum: 300,
+    default: 300,
+    description:
+      'Lifetime of a delegated token (POST /users/{assistantId}/delegations) with which the assistant acts on its linked account in client-api; at most 300.',
+  }),
   SIGNING_KEY_PUBLISH_LEAD: seconds(
     600,
     'After `signing-key rotate`, new signing keys are published this long before they sign (longer than the JWKS cache lifetime, 300 s).',
@@ -276,6 +290,18 @@ export const configSchema = Type.Object({
     default: 15000,
     description:
       'How often the embedded channel sends an empty keep-alive message and a ping on each stream; a socket that missed the previous pong is dropped.',
+  }),
+  CHAT_PAGE: Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
+    default: 'auto',
+    description:
+      'The chat page of assistant-auth (/chat: the stock Web Chat on an anonymous conversation token from POST /chat/token). auto: served when the demo data is loaded (SINTONIA_DEMO=1 on the embedded store); on: always; off: never (404).',
+  }),
+  CHAT_TOKEN_LIMIT: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 10,
+    description:
+      'Conversation tokens POST /chat/token hands out per client address per REQUEST_LIMIT_WINDOW; then 429 with Retry-After. Counted in each process’s memory.',
   }),
   DIRECTLINE_AGENT: Type.String({
     default: 'assistant',

@@ -15,10 +15,11 @@ const callers: Caller[] = ['none', 'runtime', 'gateway', 'client', 'backoffice',
 interface Call {
   url: string;
   headers?: Record<string, string>;
+  payload?: Record<string, unknown>;
 }
 
 interface Endpoint {
-  method: 'GET' | 'DELETE';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   access: AccessClass;
   /** The status a caller who may call it gets. */
@@ -100,6 +101,17 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
       access: 'internal',
       ok: 200,
       request: async () => ({ url: `/users/${(await channelUser()).assistantId}` }),
+    },
+    {
+      method: 'POST',
+      path: '/users/{assistantId}/delegations',
+      access: 'internal',
+      ok: 201,
+      request: async () => {
+        const user = await channelUser();
+        await users.link(user.assistantId, { accountNumber: 'ACC-MATRIX' });
+        return { url: `/users/${user.assistantId}/delegations`, payload: { audience: 'client-api' } };
+      },
     },
     {
       method: 'GET',
@@ -213,6 +225,7 @@ describe('assistant-auth access matrix', () => {
           method: endpoint.method,
           url: call.url,
           headers: { ...call.headers, ...(key ? { 'x-api-key': key } : {}) },
+          ...(call.payload === undefined ? {} : { payload: call.payload }),
         });
         const want = expected(endpoint, caller);
         const got = response.statusCode;

@@ -3,7 +3,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Core } from '../../core/core.ts';
 import { decrypt, encrypt, keyedHash, parseKey } from '../../core/secrets.ts';
-import { E164_PATTERN } from '../users/schemas.ts';
+import { accountNumberField, E164_PATTERN, platformUserIdField } from '../users/schemas.ts';
 import { callbackErrors } from './errors.ts';
 import type { CallbackNonceRepository } from './nonce-repository.ts';
 
@@ -19,6 +19,9 @@ export const callbackPayloadSchema = Type.Object(
     exp: Type.Integer({ description: 'Expiry, seconds since the epoch.' }),
     nonce: Type.String({ minLength: 16, maxLength: 128, description: 'Single use.' }),
     phoneNumber: Type.Optional(Type.String({ pattern: E164_PATTERN })),
+    /** The pay-TV account the person proved in the gateway's authentication session: links the user. */
+    accountNumber: Type.Optional(accountNumberField),
+    platformUserId: Type.Optional(platformUserIdField),
   },
   { additionalProperties: false },
 );

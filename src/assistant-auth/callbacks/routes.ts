@@ -8,14 +8,15 @@ import { callbackQuery } from './schemas.ts';
 const tag = 'callbacks';
 
 /** The gateway's account-linking callbacks: no API key, the ciphered `data` parameter instead. */
-export function callbackRoutes(app: App, { access, callbackParams, users }: AssistantAuth): void {
+export function callbackRoutes(app: App, { core, access, callbackParams, users }: AssistantAuth): void {
   app.get(
     '/users/assistantid/integrated',
     access.route(
       {
         id: 'addIntegratedUser',
         summary: 'Gateway callback after it created an authentication session: adds the user record.',
-        description: '201 with the new user, 200 when the identity already has a valid one.',
+        description:
+          '201 with the new user, 200 when the identity already has a valid one. With `accountNumber` in the payload the user is linked to that pay-TV account (`linkedAccount`), replacing an earlier link.',
         tag,
         access: 'callback',
       },
@@ -23,11 +24,20 @@ export function callbackRoutes(app: App, { access, callbackParams, users }: Assi
     ),
     async (request, reply) => {
       const payload = await callbackParams.open(request.query.data);
-      const { user, created } = await users.findOrCreate(
+      const found = await users.findOrCreate(
         { channel: payload.channel, identity: payload.identity, phoneNumber: payload.phoneNumber },
         'integrated',
       );
-      return reply.code(created ? 201 : 200).send(user);
+      let user = found.user;
+      if (payload.accountNumber !== undefined) {
+        const { accountNumber, platformUserId } = payload;
+        user = await users.link(user.assistantId, {
+          accountNumber,
+          ...(platformUserId === undefined ? {} : { platformUserId }),
+        });
+        await core.audit('gateway-callback', 'assistant-user.link', user.assistantId);
+      }
+      return reply.code(found.created ? 201 : 200).send(user);
     },
   );
   app.get(
@@ -36,7 +46,8 @@ export function callbackRoutes(app: App, { access, callbackParams, users }: Assi
       {
         id: 'removeIntegratedUser',
         summary: 'Gateway callback after it removed the authentication session: removes the user record.',
-        description: '404 when the identity has no record.',
+        description:
+          'Removes every record of the identity, and with them any account link. 404 when the identity has no record.',
         tag,
         access: 'callback',
         errors: [userErrors.USER_NOT_FOUND],

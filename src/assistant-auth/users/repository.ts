@@ -75,6 +75,11 @@ export function createUserRepository(database: Database) {
       await update(assistantId, { phone_hash: phoneHash, phone_sealed: phoneSealed });
     },
 
+    /** Links the user to a pay-TV account (sealed), or unlinks it with nulls. */
+    async setLink(assistantId: string, linkSealed: string | null, linkedAt: number | null): Promise<void> {
+      await update(assistantId, { link_sealed: linkSealed, linked_at: linkedAt });
+    },
+
     deleteById: (assistantId: string) => count(remove().where('assistant_id', '=', assistantId)),
 
     deleteBySubject: (subjectHash: string) => count(remove().where('subject_hash', '=', subjectHash)),

@@ -8,17 +8,24 @@ import {
   assistantUserSchema,
   channelIdentityHeaders,
   channelOnlyHeaders,
+  delegationRequestSchema,
+  delegationSchema,
   externalUserHeaders,
   phoneNumberParams,
 } from './schemas.ts';
 
 const tag = 'users';
 const userAnswers = { 200: assistantUserSchema, 201: assistantUserSchema };
-const { USER_NOT_FOUND, ASSISTANT_ID_EXPIRED, ASSISTANT_ID_GLOBAL_NOT_FOUND, PHONE_NUMBER_NOT_FOUND } =
-  userErrors;
+const {
+  USER_NOT_FOUND,
+  ASSISTANT_ID_EXPIRED,
+  ASSISTANT_ID_GLOBAL_NOT_FOUND,
+  PHONE_NUMBER_NOT_FOUND,
+  ASSISTANT_USER_NOT_LINKED,
+} = userErrors;
 
 /** Assistant users; each route names its access class. */
-export function userRoutes(app: App, { access, users }: AssistantAuth): void {
+export function userRoutes(app: App, { access, users, delegations }: AssistantAuth): void {
   app.get(
     '/users/assistant-id',
     access.route(
@@ -104,6 +111,30 @@ export function userRoutes(app: App, { access, users }: AssistantAuth): void {
       { params: assistantIdParams, response: { 200: assistantUserSchema } },
     ),
     async (request) => users.read(request.params.assistantId),
+  );
+
+  app.post(
+    '/users/:assistantId/delegations',
+    access.route(
+      {
+        id: 'createDelegation',
+        summary: 'A short-lived token with which the assistant acts on its user’s linked pay-TV account.',
+        description:
+          'A JWT the assistant signs (ES256): `aud` sintonia-client-api, `sub` the assistantId, `acc` the linked account, `scope`, and `act` naming the runtime key that asked; it lives DELEGATION_TTL seconds (at most 300). client-api verifies it against this service’s JWKS. 409 ASSISTANT_USER_NOT_LINKED for a user without a linked account.',
+        tag,
+        access: 'internal',
+        errors: [USER_NOT_FOUND, ASSISTANT_ID_EXPIRED, ASSISTANT_USER_NOT_LINKED],
+      },
+      { params: assistantIdParams, body: delegationRequestSchema, response: { 201: delegationSchema } },
+    ),
+    async (request, reply) => {
+      const delegation = await delegations.issue(
+        request.params.assistantId,
+        request.body.scope,
+        request.apiKey?.id ?? 'unknown',
+      );
+      return reply.code(201).header('cache-control', 'no-store').send(delegation);
+    },
   );
 
   app.delete(

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { ACCOUNT_NUMBER_PATTERN, CLIENT_API_AUDIENCE, delegationScopes } from '../../core/delegation.ts';
 
 /** E.164: a plus, a country code that does not start with 0, at most 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
@@ -19,6 +20,19 @@ export const assistantUserSchema = Type.Object(
         'channel: GET /users/assistant-id; external: GET /users/assistant-id/{assistantId}; integrated: the gateway’s account-linking callback.',
     }),
     hasPhoneNumber: Type.Boolean({ description: 'A phone number is on file (never returned).' }),
+    linkedAccount: Type.Optional(
+      Type.Object(
+        {
+          accountNumber: Type.String({ pattern: ACCOUNT_NUMBER_PATTERN }),
+          platformUserId: Type.Optional(Type.String()),
+          linkedAt: Type.String({ format: 'date-time' }),
+        },
+        {
+          description:
+            'The pay-TV account the gateway linked this user to (account-linking callback); absent while unlinked.',
+        },
+      ),
+    ),
     createdAt: Type.String({ format: 'date-time' }),
     expiresAt: Type.String({ format: 'date-time' }),
   },
@@ -64,3 +78,40 @@ export const assistantIdGlobalParams = Type.Object({
 export const phoneNumberParams = Type.Object({
   phone_number: Type.String({ pattern: E164_PATTERN, description: 'E.164 phone number, `+` included.' }),
 });
+
+export const accountNumberField = Type.String({
+  pattern: ACCOUNT_NUMBER_PATTERN,
+  description: 'The pay-TV account number the gateway authenticated.',
+});
+export const platformUserIdField = Type.String({
+  pattern: ID_PATTERN,
+  description: 'The pay-TV platform user id, when the gateway knows it.',
+});
+
+const scopeList = Type.Array(Type.Enum(delegationScopes), {
+  minItems: 1,
+  uniqueItems: true,
+  description: `What the token may do on the linked account: ${delegationScopes.join(', ')}.`,
+});
+
+/** POST /users/{assistantId}/delegations */
+export const delegationRequestSchema = Type.Object(
+  {
+    audience: Type.Literal('client-api', { description: 'The service the token is for.' }),
+    scope: Type.Optional(scopeList),
+  },
+  { additionalProperties: false },
+);
+
+export const delegationSchema = Type.Object(
+  {
+    token: Type.String({ description: 'A JWT the assistant signed; send it as `Authorization: Bearer`.' }),
+    tokenType: Type.Literal('Bearer'),
+    expiresIn: Type.Integer({ description: 'Seconds until it expires (at most 300).' }),
+    audience: Type.Literal(CLIENT_API_AUDIENCE),
+    accountNumber: Type.String({ description: 'The linked account the token acts on.' }),
+    scope: scopeList,
+  },
+  { $id: 'Delegation' },
+);
+export type Delegation = Static<typeof delegationSchema>;

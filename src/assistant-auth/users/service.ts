@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '../../core/core.ts';
-import { encrypt, keyedHash } from '../../core/secrets.ts';
+import { decrypt, encrypt, keyedHash } from '../../core/secrets.ts';
 import { userErrors } from './errors.ts';
 import type { IdentityQueries, UserRepository, UserRow } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
@@ -15,13 +15,22 @@ export function parseChannelTtls(text: string): Map<string, number> {
   return ttls;
 }
 
-export function toAssistantUser(row: UserRow): AssistantUser {
+/** The pay-TV account an assistant user is linked to. */
+export interface AccountLink {
+  accountNumber: string;
+  platformUserId?: string;
+}
+
+export function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser {
   return {
     assistantId: row.assistant_id,
     assistantIdGlobal: row.assistant_id_global,
     channel: row.channel,
     source: row.source as UserSource,
     hasPhoneNumber: row.phone_hash !== null,
+    ...(link === undefined || row.linked_at === null
+      ? {}
+      : { linkedAccount: { ...link, linkedAt: new Date(row.linked_at).toISOString() } }),
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt: new Date(row.expires_at).toISOString(),
   };
@@ -48,6 +57,7 @@ export function createUserService(core: Core, repository: UserRepository) {
           phone_hash: phoneHash(phone),
           phone_sealed: encrypt(core.key('assistant-phone'), phone, assistantId),
         };
+  const unlinked = { link_sealed: null, linked_at: null };
 
   /** The person's assistantIdGlobal: from an earlier id of the same identity, else the same phone, else new. */
   async function globalIdFor(
@@ -59,6 +69,22 @@ export function createUserService(core: Core, repository: UserRepository) {
     if (earlier) return earlier.assistant_id_global;
     const samePhone = phone === undefined ? undefined : await queries.newestByPhone(phoneHash(phone));
     return samePhone?.assistant_id_global ?? randomUUID();
+  }
+
+  // The link is sealed with the assistantId as associated data: a sealed link copied to another row opens nowhere.
+  const linkKey = () => core.key('assistant-account-link');
+  const linkOf = (row: UserRow): AccountLink | undefined =>
+    row.link_sealed === null
+      ? undefined
+      : (JSON.parse(decrypt(linkKey(), row.link_sealed, row.assistant_id).toString('utf8')) as AccountLink);
+  const present = (row: UserRow) => toAssistantUser(row, linkOf(row));
+
+  /** The record of a valid user; 404 when unknown, 410 when its assistantId has expired. */
+  async function validRow(assistantId: string): Promise<UserRow> {
+    const row = await repository.findById(assistantId);
+    if (!row) throw userErrors.USER_NOT_FOUND();
+    if (row.expires_at <= Date.now()) throw userErrors.ASSISTANT_ID_EXPIRED();
+    return row;
   }
 
   async function attachPhone(row: UserRow, phone: string | undefined): Promise<UserRow> {
@@ -79,7 +105,7 @@ export function createUserService(core: Core, repository: UserRepository) {
       const subject = subjectHash(who.channel, who.identity);
       const existing = await repository.newestBySubject(subject);
       if (existing && existing.expires_at > now) {
-        return { user: toAssistantUser(await attachPhone(existing, who.phoneNumber)), created: false };
+        return { user: present(await attachPhone(existing, who.phoneNumber)), created: false };
       }
       // First login (or the last record expired): checked again and created under the identity's lock,
       // so concurrent first logins of one identity all answer the same user.
@@ -94,6 +120,7 @@ export function createUserService(core: Core, repository: UserRepository) {
           source,
           subject_hash: subject,
           ...phoneColumns(assistantId, who.phoneNumber),
+          ...unlinked,
           created_at: now,
           expires_at: now + ttlMs(who.channel),
         };
@@ -101,9 +128,9 @@ export function createUserService(core: Core, repository: UserRepository) {
         return { row, created: true };
       });
       if (!outcome.created) {
-        return { user: toAssistantUser(await attachPhone(outcome.row, who.phoneNumber)), created: false };
+        return { user: present(await attachPhone(outcome.row, who.phoneNumber)), created: false };
       }
-      return { user: toAssistantUser(outcome.row), created: true };
+      return { user: present(outcome.row), created: true };
     },
 
     /** A user under an assistantId that an external service's authentication produced. */
@@ -115,13 +142,13 @@ export function createUserService(core: Core, repository: UserRepository) {
       const now = Date.now();
       const existing = await repository.findById(assistantId);
       if (existing && existing.expires_at > now) {
-        return { user: toAssistantUser(await attachPhone(existing, phone)), created: false };
+        return { user: present(await attachPhone(existing, phone)), created: false };
       }
       if (existing) {
         const renewed = { created_at: now, expires_at: now + ttlMs(existing.channel), source: 'external' };
         await repository.renew(assistantId, renewed);
         return {
-          user: toAssistantUser(await attachPhone({ ...existing, ...renewed }, phone)),
+          user: present(await attachPhone({ ...existing, ...renewed }, phone)),
           created: true,
         };
       }
@@ -132,25 +159,38 @@ export function createUserService(core: Core, repository: UserRepository) {
         source: 'external',
         subject_hash: null,
         ...phoneColumns(assistantId, phone),
+        ...unlinked,
         created_at: now,
         expires_at: now + ttlMs(channel),
       };
       await repository.insert(row);
-      return { user: toAssistantUser(row), created: true };
+      return { user: present(row), created: true };
     },
 
     /** The valid user; 404 when unknown, 410 when its assistantId has expired. */
     async read(assistantId: string): Promise<AssistantUser> {
-      const row = await repository.findById(assistantId);
-      if (!row) throw userErrors.USER_NOT_FOUND();
-      if (row.expires_at <= Date.now()) throw userErrors.ASSISTANT_ID_EXPIRED();
-      return toAssistantUser(row);
+      return present(await validRow(assistantId));
+    },
+
+    /** Links the valid user to the pay-TV account the gateway authenticated (a new link replaces the old). */
+    async link(assistantId: string, link: AccountLink, at = Date.now()): Promise<AssistantUser> {
+      const row = await validRow(assistantId);
+      const sealed = encrypt(linkKey(), JSON.stringify(link), assistantId);
+      await repository.setLink(assistantId, sealed, at);
+      return present({ ...row, link_sealed: sealed, linked_at: at });
+    },
+
+    /** The valid user's linked account; 409 ASSISTANT_USER_NOT_LINKED when it has none. */
+    async linkedAccount(assistantId: string): Promise<AccountLink> {
+      const link = linkOf(await validRow(assistantId));
+      if (link === undefined) throw userErrors.ASSISTANT_USER_NOT_LINKED();
+      return link;
     },
 
     async newestOfChannel(assistantIdGlobal: string, channel: string): Promise<AssistantUser> {
       const row = await repository.newestValidOfChannel(assistantIdGlobal, channel, Date.now());
       if (!row) throw userErrors.ASSISTANT_ID_GLOBAL_NOT_FOUND();
-      return toAssistantUser(row);
+      return present(row);
     },
 
     async remove(assistantId: string): Promise<void> {

@@ -1,10 +1,10 @@
 import type { Core } from '../../core/core.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../../core/delegation.ts';
 import { accountErrors } from './errors.ts';
 import type { AccountRecord, AccountRepository } from './repository.ts';
 import { newUserCode, userHashOf } from './user-hash.ts';
 
-/** Account numbers: 1–48 characters of letters, digits, `-`, `_` and `.` (they appear in paths). */
-export const ACCOUNT_NUMBER_PATTERN = '^[A-Za-z0-9._-]{1,48}$';
+// Account numbers: 1–48 characters of letters, digits, `-`, `_` and `.` (they appear in paths).
 const accountNumberPattern = new RegExp(ACCOUNT_NUMBER_PATTERN);
 
 /** Input an operator gave that the accounts or users refuse; the admin commands print it as is. */

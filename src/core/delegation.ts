@@ -1,0 +1,37 @@
+/**
+ * The contract of delegated calls (the assistant acting for its linked pay-TV user): assistant-auth
+ * signs these tokens, client-api verifies them against the assistant's published keys. Both services
+ * build on this module; neither imports the other.
+ */
+
+/** The `aud` of a token the assistant signs for the client API. */
+export const CLIENT_API_AUDIENCE = 'sintonia-client-api';
+
+/** A delegation lives at most this long, whatever is configured. */
+export const MAX_DELEGATION_TTL_SECONDS = 300;
+
+/** What a delegated token may do on its account, one scope per kind of action. */
+export const delegationScopes = [
+  /** List the account's devices and what each is playing. */
+  'devices:read',
+  /** Rename, enable or disable a device. */
+  'devices:write',
+  /** Close a device's sessions (sign it out). */
+  'sessions:write',
+] as const;
+export type DelegationScope = (typeof delegationScopes)[number];
+
+/** The claims of a delegated token beyond `iss`, `aud`, `iat`, `exp` and `jti`. */
+export interface DelegationClaims {
+  /** The assistantId the assistant acts for. */
+  sub: string;
+  /** The pay-TV account linked to that assistant user. */
+  acc: string;
+  /** Space-separated scopes (RFC 8693 style). */
+  scope: string;
+  /** The acting party: the assistant runtime, by the id of the key that asked. */
+  act: { sub: string };
+}
+
+/** A pay-TV account number: 1–48 letters, digits, `-`, `_` and `.` (it appears in client API paths). */
+export const ACCOUNT_NUMBER_PATTERN = '^[A-Za-z0-9._-]{1,48}$';

@@ -11,7 +11,7 @@ import {
 } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
 import type { ConversationRow, DirectLineRepository } from './repository.ts';
-import type { Activity, ActivityInput, StartBody } from './schemas.ts';
+import type { Activity, ActivityInput, ConversationStartBody, StartBody } from './schemas.ts';
 import type { StreamHub } from './stream-hub.ts';
 
 /** The assistant as a Direct Line participant. */
@@ -167,10 +167,13 @@ export function createConversationService(
       return { conversationId, ...(await credentials.issueToken({ conversationId, userId })) };
     },
 
-    /** POST /conversations: with the secret a new conversation; with a token, the token's (200 when started). */
+    /**
+     * POST /conversations: with the secret a new conversation; with a token, the token's (200 when
+     * started), whatever user the body names: the token's user is the one it was issued to.
+     */
     async start(
       credential: Credential,
-      body: StartBody,
+      body: ConversationStartBody,
     ): Promise<{ created: boolean; answer: ConversationAnswer }> {
       const binding =
         credential.kind === 'token'

@@ -1,5 +1,5 @@
-import type { FastifyReply } from 'fastify';
-import type { App } from '../../core/http/service-app.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { notFoundHandler } from '../../core/http/error-handler.ts';
 
 /**
  * Web Chat runs in browsers on the site's own origin: the Direct Line routes answer any origin, as the
@@ -15,17 +15,22 @@ export function allowAnyOrigin(reply: FastifyReply): void {
   reply.headers(corsHeaders);
 }
 
-/** Answers the browsers' preflight for every Direct Line path. */
-export function registerPreflight(app: App): void {
-  app.options('/v3/directline/*', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .code(204)
-      .headers({
-        ...corsHeaders,
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'authorization, content-type, x-ms-bot-agent, x-requested-with',
-        'access-control-max-age': '600',
-      })
-      .send(),
-  );
+/**
+ * The Direct Line scope's not-found handler: it answers the browsers' preflight (OPTIONS) for every
+ * path, and otherwise 404 or 405 as everywhere. A catch-all OPTIONS route would make every unknown path
+ * "known" (405 instead of 404).
+ */
+export function preflightOrNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (request.method !== 'OPTIONS') return notFoundHandler(request, reply);
+  return reply
+    .code(204)
+    .headers({
+      ...corsHeaders,
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      // What DirectLineJS and Web Chat send: x-ms-bot-agent on every call, the rest on some.
+      'access-control-allow-headers':
+        'authorization, content-type, x-ms-bot-agent, x-ms-conversation-id, x-requested-with',
+      'access-control-max-age': '600',
+    })
+    .send();
 }

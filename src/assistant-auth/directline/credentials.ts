@@ -60,8 +60,9 @@ export function createChannelCredentials(core: Core): ChannelCredentials {
   const secretDigest = digest(secret);
   const ttl = core.config.DIRECTLINE_TOKEN_TTL;
 
+  // `user` as Direct Line's own tokens carry it: Web Chat and DirectLineJS read the user id from it.
   const sign = (binding: Binding, key: Uint8Array, audience: string, seconds: number) =>
-    new SignJWT({ conv: binding.conversationId })
+    new SignJWT({ conv: binding.conversationId, user: binding.userId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(binding.userId)
       .setAudience(audience)
@@ -73,10 +74,16 @@ export function createChannelCredentials(core: Core): ChannelCredentials {
   async function verify(token: string, key: Uint8Array, audience: string) {
     try {
       const { payload } = await jwtVerify(token, key, { audience, algorithms: ['HS256'] });
-      if (typeof payload.conv !== 'string' || typeof payload.sub !== 'string' || !payload.exp) {
+      const { conv, sub, user, exp } = payload;
+      if (
+        typeof conv !== 'string' ||
+        typeof sub !== 'string' ||
+        !exp ||
+        (user !== undefined && user !== sub)
+      ) {
         throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();
       }
-      return { conversationId: payload.conv, userId: payload.sub, expiresAt: payload.exp * 1000 };
+      return { conversationId: conv, userId: sub, expiresAt: exp * 1000 };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw directLineErrors.DIRECTLINE_TOKEN_EXPIRED();
       throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();

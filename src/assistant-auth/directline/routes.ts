@@ -1,10 +1,10 @@
 import type {} from '@fastify/websocket';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { RouteSchema } from '../../core/http/route-errors.ts';
-import type { App } from '../../core/http/service-app.ts';
+import { type App, typed } from '../../core/http/service-app.ts';
 import type { AssistantAuth } from '../composition.ts';
 import { type Operation, operation } from '../operation.ts';
-import { allowAnyOrigin, registerPreflight } from './cors.ts';
+import { allowAnyOrigin, preflightOrNotFound } from './cors.ts';
 import type { Credential } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
 import {
@@ -12,6 +12,7 @@ import {
   activitySetSchema,
   conversationAnswerSchema,
   conversationParams,
+  conversationStartBody,
   resourceResponseSchema,
   startBody,
   streamQuery,
@@ -45,15 +46,31 @@ const bearer: Operation['access'] = {
 const described = <S extends RouteSchema>(options: Omit<Operation, 'tag' | 'access'>, schema: S) =>
   operation({ ...options, tag, access: bearer }, schema);
 
-/** The Direct Line 3.0 routes of the embedded channel, top to bottom, and its WebSocket stream. */
-export function directLineRoutes(app: App, { directLine }: AssistantAuth): void {
+/**
+ * The Direct Line 3.0 routes of the embedded channel and its WebSocket stream, in a scope of their own
+ * under `/v3/directline`: every answer of that scope carries the CORS headers browsers need, the
+ * answers to unknown paths (404) and wrong methods (405) included.
+ */
+export function directLineRoutes(app: App, api: AssistantAuth): void {
+  if (!api.directLine) return;
+  app.register(
+    async (instance) => {
+      const scope = typed(instance);
+      scope.addHook('onRequest', async (_request, reply) => allowAnyOrigin(reply));
+      scope.setNotFoundHandler(preflightOrNotFound);
+      conversationRoutes(scope, api);
+    },
+    { prefix: '/v3/directline' },
+  );
+}
+
+/** The operations, top to bottom; paths are relative to the scope's `/v3/directline`. */
+function conversationRoutes(app: App, { directLine }: AssistantAuth): void {
   if (!directLine) return;
   const { credentials, conversations, hub } = directLine;
   app.decorateRequest('directLineCredential', undefined);
-  registerPreflight(app);
   // Credentials first: an expired or forged token is 403 whatever the body says.
-  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    allowAnyOrigin(reply);
+  const onRequest = async (request: FastifyRequest) => {
     request.directLineCredential = await credentials.authenticate(request.headers.authorization);
   };
   const who = (request: FastifyRequest): Credential => {
@@ -62,7 +79,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
   };
 
   app.post(
-    '/v3/directline/tokens/generate',
+    '/tokens/generate',
     {
       onRequest,
       schema: described(
@@ -79,7 +96,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
     async (request) => conversations.generate(who(request), request.body),
   );
   app.post(
-    '/v3/directline/tokens/refresh',
+    '/tokens/refresh',
     {
       onRequest,
       schema: described(
@@ -95,7 +112,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
     async (request) => conversations.refresh(who(request)),
   );
   app.post(
-    '/v3/directline/conversations',
+    '/conversations',
     {
       onRequest,
       schema: described(
@@ -103,9 +120,12 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
           id: 'startConversation',
           summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
           description:
-            'With a token: its conversation. With the secret: a new one. The streamUrl replays the conversation from its start.',
+            'With a token: its conversation, whatever `user.id` the body names (the token’s user stands). With the secret: a new one for `user.id` (or a generated `dl_…` id). The streamUrl replays the conversation from its start.',
         },
-        { body: startBody, response: { 200: conversationAnswerSchema, 201: conversationAnswerSchema } },
+        {
+          body: conversationStartBody,
+          response: { 200: conversationAnswerSchema, 201: conversationAnswerSchema },
+        },
       ),
     },
     async (request, reply) => {
@@ -118,7 +138,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
   // What a client reads of one conversation after a watermark: a reconnection, or the activities.
   const reads = [
     {
-      path: '/v3/directline/conversations/:conversationId',
+      path: '/conversations/:conversationId',
       id: 'reconnectToConversation',
       summary: 'Direct Line: reconnect — a fresh token and streamUrl.',
       description: 'The streamUrl replays from `watermark`; without it, only what comes after this call.',
@@ -126,7 +146,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
       read: conversations.reconnect,
     },
     {
-      path: '/v3/directline/conversations/:conversationId/activities',
+      path: '/conversations/:conversationId/activities',
       id: 'getActivities',
       summary: 'Direct Line: activities after a watermark (polling clients).',
       description: 'At most 100 per call; `typing` is only sent over the stream.',
@@ -148,7 +168,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
     );
   }
   app.post(
-    '/v3/directline/conversations/:conversationId/activities',
+    '/conversations/:conversationId/activities',
     {
       onRequest,
       schema: described(
@@ -166,7 +186,7 @@ export function directLineRoutes(app: App, { directLine }: AssistantAuth): void 
   );
   // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).
   app.get(
-    '/v3/directline/conversations/:conversationId/stream',
+    '/conversations/:conversationId/stream',
     {
       websocket: true,
       schema: { params: conversationParams, querystring: streamQuery },

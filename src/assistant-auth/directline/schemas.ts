@@ -4,6 +4,8 @@ import Type, { type Static } from 'typebox';
 export const conversationIdPattern = '^[A-Za-z0-9_-]{8,64}$';
 /** Direct Line user ids bound into tokens carry the `dl_` prefix. */
 export const userIdPattern = '^dl_[A-Za-z0-9._:@-]{1,125}$';
+/** User ids a client may name when it starts a conversation (Web Chat makes up `r_…` ones). */
+export const clientUserIdPattern = '^[A-Za-z0-9._:@-]{1,128}$';
 
 const channelAccount = Type.Object(
   {
@@ -87,25 +89,38 @@ export const conversationAnswerSchema = Type.Object(
   { $id: 'DirectLineConversation' },
 );
 
-/** Body of tokens/generate and of conversations (both optional in Direct Line). */
-export const startBody = Type.Optional(
-  Type.Object(
-    {
-      user: Type.Optional(
-        Type.Object(
-          {
-            id: Type.Optional(Type.String({ pattern: userIdPattern })),
-            name: Type.Optional(Type.String({ maxLength: 256 })),
-          },
-          { additionalProperties: true },
+const startBodyOf = (userId: ReturnType<typeof Type.String>) =>
+  Type.Optional(
+    Type.Object(
+      {
+        user: Type.Optional(
+          Type.Object(
+            { id: Type.Optional(userId), name: Type.Optional(Type.String({ maxLength: 256 })) },
+            { additionalProperties: true },
+          ),
         ),
-      ),
-      locale: Type.Optional(Type.String({ maxLength: 64 })),
-    },
-    { additionalProperties: true },
-  ),
-);
+        locale: Type.Optional(Type.String({ maxLength: 64 })),
+      },
+      { additionalProperties: true },
+    ),
+  );
+
+/** Body of tokens/generate (optional in Direct Line): the user bound into the token carries `dl_`. */
+export const startBody = startBodyOf(Type.String({ pattern: userIdPattern }));
 export type StartBody = Static<typeof startBody>;
+
+/**
+ * Body of POST /conversations. Web Chat sends the user id it made up (`r_…`) when the token carries
+ * none, or `{ user: {} }`: with a token the token's user stands and this id is ignored; with the
+ * secret (a trusted server) it names the conversation's user.
+ */
+export const conversationStartBody = startBodyOf(
+  Type.String({
+    pattern: clientUserIdPattern,
+    description: 'Ignored with a token (the token’s user stands); the conversation’s user with the secret.',
+  }),
+);
+export type ConversationStartBody = Static<typeof conversationStartBody>;
 
 export const conversationParams = Type.Object({
   conversationId: Type.String({ pattern: conversationIdPattern }),

@@ -7,7 +7,10 @@ import type { Config } from './config.ts';
 import { createAuditRepository } from './db/audit-repository.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
-import { deriveKey, loadMasterKey } from './secrets.ts';
+import { createStoreIdentityRepository } from './db/store-identity.ts';
+import { createLocalEventBus, type EventBus, type OpenEventBus } from './events/event-bus.ts';
+import { createPostgresEventBus } from './events/postgres-event-bus.ts';
+import { deriveKey, loadMasterKey, masterKeyFingerprint } from './secrets.ts';
 
 export const serviceNames = ['client-api', 'assistant-auth', 'agents'] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -28,6 +31,11 @@ export interface Core {
   readonly database: Database;
   readonly logger: Logger;
   readonly apiKeys: ApiKeyStore;
+  /**
+   * Events between the processes of the store (src/core/events): LISTEN/NOTIFY on PostgreSQL, in
+   * process on the embedded store. Closed with the core.
+   */
+  readonly events: EventBus;
   /** A 32-byte key for one purpose (at-rest encryption, keyed hashes…), derived from the master key. */
   key(purpose: string): Buffer;
   /** Records an action without personal data: who (a key id, an operator, a service) did what to which id. */
@@ -104,6 +112,29 @@ export function createLogger(
   );
 }
 
+/** The store was opened with another master key than the one it records: the process must not start. */
+export class MasterKeyMismatchError extends Error {}
+
+const FINGERPRINT = 'master_key_fingerprint';
+
+/**
+ * Records the master key's fingerprint in a store that has none, else compares: a process whose key
+ * differs would refuse every token and sealed value the others made, so it refuses to start instead.
+ */
+async function checkMasterKey(database: Database, master: ReturnType<typeof loadMasterKey>): Promise<void> {
+  const mine = masterKeyFingerprint(master.key);
+  const recorded = await createStoreIdentityRepository(database.db).recordOnce(FINGERPRINT, mine, Date.now());
+  if (recorded === mine) return;
+  const which =
+    master.source === 'SINTONIA_MASTER_KEY'
+      ? 'SINTONIA_MASTER_KEY is not the master key'
+      : `SINTONIA_MASTER_KEY is not set and the key file ${master.source} is not the master key`;
+  throw new MasterKeyMismatchError(
+    `${which} this store (${database.location}) was first opened with (their fingerprints differ). ` +
+      'Every process on one store must run with the same SINTONIA_MASTER_KEY; refusing to start.',
+  );
+}
+
 export async function openCore(
   config: Config,
   options: { migrate?: boolean; logger?: Logger } = {},
@@ -114,10 +145,27 @@ export async function openCore(
     logger.warn({ file: master.source }, 'generated a master key; set SINTONIA_MASTER_KEY in production');
   }
   const database = openDatabase(config);
-  if (options.migrate !== false) {
-    const applied = await migrateToLatest(database.db);
-    if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
+  try {
+    if (options.migrate !== false) {
+      const applied = await migrateToLatest(database.db);
+      if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
+    }
+    await checkMasterKey(database, master);
+  } catch (error) {
+    await database.close();
+    throw error;
   }
+  if (database.dialect === 'postgres' && master.source !== 'SINTONIA_MASTER_KEY') {
+    logger.warn(
+      { file: master.source },
+      'the master key comes from a key file, which is for the single-process embedded store; set SINTONIA_MASTER_KEY in every process on PostgreSQL',
+    );
+  }
+  const eventsLogger = logger.child({ component: 'events' });
+  const events: OpenEventBus =
+    database.dialect === 'postgres' && config.DATABASE_URL
+      ? createPostgresEventBus({ url: config.DATABASE_URL, db: database.db, logger: eventsLogger })
+      : createLocalEventBus(database.location, eventsLogger);
   const auditLog = createAuditRepository(database.db);
   const derived = new Map<string, Buffer>();
   const listening = new Map<ServiceName, string>();
@@ -126,6 +174,7 @@ export async function openCore(
     database,
     logger,
     apiKeys: withRequestLimits(createApiKeyStore(database.db), config),
+    events,
     key(purpose) {
       let key = derived.get(purpose);
       if (!key) {
@@ -144,6 +193,9 @@ export async function openCore(
       listening.set(name, url);
     },
     lifecycle: { draining: false },
-    close: () => database.close(),
+    async close() {
+      await events.close();
+      await database.close();
+    },
   };
 }

@@ -36,6 +36,14 @@ export function loadMasterKey(config: Pick<Config, 'SINTONIA_MASTER_KEY' | 'SINT
   return { key, generated: true, source: file };
 }
 
+/**
+ * What the store records of the master key so that a process with another key refuses to start: an
+ * HMAC-SHA256 of a fixed constant under the key, hex. It tells keys apart and reveals nothing of the key.
+ */
+export function masterKeyFingerprint(master: Buffer): string {
+  return createHmac('sha256', master).update('sintonia:master-key-fingerprint:v1').digest('hex');
+}
+
 /** One key per purpose, derived from the master key with HKDF-SHA256. */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `sintonia:${purpose}`, 32));

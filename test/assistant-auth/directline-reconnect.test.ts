@@ -104,7 +104,9 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
 
     // 4. A message the first process takes reaches the socket held by the second.
     const three = await say(first, 'three');
-    const answer = await resumed.waitFor((activity) => activity.replyToId === three);
+    const answer = await resumed.waitFor(
+      (activity) => activity.replyToId === three && activity.type === 'message',
+    );
     assert.equal(answer.text, 'echo: three');
     assert.deepEqual(
       resumed

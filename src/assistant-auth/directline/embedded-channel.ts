@@ -30,7 +30,7 @@ export function createEmbeddedDirectLine(core: Core, signer: AssistantSigner): E
   const credentials = createChannelCredentials(core);
   const hub = createStreamHub(repository, core.logger.child({ component: 'directline-stream' }), {
     keepAliveMs: core.config.DIRECTLINE_KEEPALIVE_MS,
-    pollMs: 1000,
+    events: core.events,
   });
   const agents = createAgentClient(core, signer);
   const conversations = createConversationService(core, { repository, credentials, hub, agents });

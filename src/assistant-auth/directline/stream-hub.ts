@@ -1,18 +1,19 @@
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
+import type { EventBus } from '../../core/events/event-bus.ts';
 import type { DirectLineRepository } from './repository.ts';
 import type { Activity } from './schemas.ts';
 
 export interface StreamHub {
-  /** Starts polling for activities other processes stored, and the keep-alive. */
+  /** Starts listening for activities other processes store, and the keep-alive. */
   start(): void;
   /** Takes a newly opened stream socket; a second socket for the same conversation is closed (collision). */
   attach(socket: WebSocket, conversationId: string, afterSeq: number): void;
-  /** New activities are stored for this conversation: push them to its socket, if it is here. */
+  /** New activities are stored for this conversation: push them to its socket, here or in another process. */
   notify(conversationId: string): void;
-  /** Pushes an activity that is never stored (typing) to the conversation's socket, if it is here. */
+  /** Pushes an activity that is never stored (typing) to the conversation's socket, here or in another process. */
   sendEphemeral(conversationId: string, activity: Activity): void;
-  /** Stops the timers and closes the sockets. */
+  /** Stops listening and the keep-alive, and closes the sockets. */
   close(): void;
 }
 
@@ -29,14 +30,25 @@ interface Stream {
 export interface StreamHubOptions {
   /** Empty message and ping this often; a socket that missed the previous pong is dropped. */
   keepAliveMs: number;
-  /** Looks in the database this often for activities another process stored. */
-  pollMs: number;
+  /** The store's events: how every process learns that a conversation has new activities. */
+  events: EventBus;
 }
 
+/** Payload: a conversation id, whose new activities the process holding its stream reads and sends. */
+export const ACTIVITIES_TOPIC = 'directline.activities';
+/** Payload: `{ conversationId, activity }`, an activity that is never stored (typing). */
+export const EPHEMERAL_TOPIC = 'directline.ephemeral';
+
 const BATCH = 100;
+/** After a failed read, a stream tries again this much later. */
+const RETRY_MS = 1000;
 export const COLLISION_CLOSE_CODE = 4009;
 
-/** The WebSocket streams of this process: at most one per conversation. */
+/**
+ * The WebSocket streams of this process: at most one per conversation. A stream is sent what is stored
+ * after its watermark (`sent`) whenever the store's events say its conversation has something new; after
+ * the events reconnect (something may have been missed), every stream here reads from its watermark.
+ */
 export function createStreamHub(
   repository: DirectLineRepository,
   logger: Logger,
@@ -66,20 +78,51 @@ export function createStreamHub(
       } while (stream.again);
     } catch (error) {
       logger.warn({ err: error, conversationId: stream.conversationId }, 'directline stream push failed');
+      // No event may come again for this conversation: try once more from the watermark a little later.
+      setTimeout(() => {
+        if (streams.get(stream.conversationId) === stream) void flush(stream);
+      }, RETRY_MS).unref();
     } finally {
       stream.flushing = false;
     }
   }
 
-  let timers: NodeJS.Timeout[] = [];
+  let keepAlive: NodeJS.Timeout | undefined;
+  let unsubscribe: Array<() => void> = [];
+
+  const onEphemeral = (payload: string) => {
+    let parsed: { conversationId?: unknown; activity?: unknown };
+    try {
+      parsed = JSON.parse(payload) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (typeof parsed.conversationId !== 'string') return;
+    const stream = streams.get(parsed.conversationId);
+    if (stream && stream.socket.readyState === stream.socket.OPEN) {
+      stream.socket.send(JSON.stringify({ activities: [parsed.activity] }));
+    }
+  };
 
   return {
     start() {
-      if (timers.length > 0) return;
-      const poller = setInterval(() => {
-        for (const stream of streams.values()) void flush(stream);
-      }, options.pollMs);
-      const keepAlive = setInterval(() => {
+      if (keepAlive) return;
+      unsubscribe = [
+        options.events.subscribe(
+          ACTIVITIES_TOPIC,
+          (conversationId) => {
+            const stream = streams.get(conversationId);
+            if (stream) void flush(stream);
+          },
+          {
+            resync: () => {
+              for (const stream of streams.values()) void flush(stream);
+            },
+          },
+        ),
+        options.events.subscribe(EPHEMERAL_TOPIC, onEphemeral),
+      ];
+      keepAlive = setInterval(() => {
         for (const stream of streams.values()) {
           if (!stream.alive) {
             stream.socket.terminate();
@@ -90,8 +133,7 @@ export function createStreamHub(
           stream.socket.send('');
         }
       }, options.keepAliveMs);
-      timers = [poller, keepAlive];
-      for (const timer of timers) timer.unref();
+      keepAlive.unref();
     },
     attach(socket, conversationId, afterSeq) {
       if (streams.has(conversationId)) {
@@ -120,18 +162,16 @@ export function createStreamHub(
       void flush(stream);
     },
     notify(conversationId) {
-      const stream = streams.get(conversationId);
-      if (stream) void flush(stream);
+      options.events.publish(ACTIVITIES_TOPIC, conversationId);
     },
     sendEphemeral(conversationId, activity) {
-      const stream = streams.get(conversationId);
-      if (stream && stream.socket.readyState === stream.socket.OPEN) {
-        stream.socket.send(JSON.stringify({ activities: [activity] }));
-      }
+      options.events.publish(EPHEMERAL_TOPIC, JSON.stringify({ conversationId, activity }));
     },
     close() {
-      for (const timer of timers) clearInterval(timer);
-      timers = [];
+      clearInterval(keepAlive);
+      keepAlive = undefined;
+      for (const stop of unsubscribe) stop();
+      unsubscribe = [];
       for (const stream of streams.values()) stream.socket.close(1001, 'going away');
       streams.clear();
     },

@@ -1,8 +1,8 @@
 import { bigint, nullable, type SchemaColumns, type TableTypes, text } from './table-columns.ts';
 
 /**
- * Tables shared by the whole family (migration 20261122080000_core). Times are epoch milliseconds;
- * booleans are 0/1 integers so that both dialects read them alike.
+ * Tables shared by the whole family (migrations 20261122080000_core and 20261123200001_store-identity).
+ * Times are epoch milliseconds; booleans are 0/1 integers so that both dialects read them alike.
  */
 export const coreColumns = {
   api_keys: {
@@ -23,6 +23,12 @@ export const coreColumns = {
     actor: text(),
     action: text(),
     subject: text(),
+  },
+  /** Facts about the store itself, by name: `master_key_fingerprint` (src/core/db/store-identity.ts). */
+  store_identity: {
+    name: text(),
+    value: text(),
+    recorded_at: bigint(),
   },
 } as const satisfies SchemaColumns;
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import type { KeyClass } from '../core/api-keys/api-keys.ts';
+import { createAssistantTokenVerifier } from '../core/assistant-tokens.ts';
 import type { Core } from '../core/core.ts';
 import { authErrors, challenging, type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
@@ -17,7 +17,6 @@ declare module 'fastify' {
 /** The audience the assistant signs tokens for when it calls the agents server. */
 export const AGENTS_AUDIENCE = 'sintonia-agents';
 export const AGENT_KEY_CLASSES: readonly KeyClass[] = ['runtime', 'backoffice'];
-const ALGORITHMS = ['ES256', 'RS256'];
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 const CHALLENGE = `Bearer realm="${AGENTS_AUDIENCE}"`;
 
@@ -37,43 +36,13 @@ export const agentCallerErrors: readonly ErrorSpec[] = [
   subsystemErrors.SUBSYSTEM_ERROR,
 ];
 
-/** The assistant's issuer, as assistant-auth names itself. */
-export function assistantIssuer(core: Core): string {
-  return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
-}
-
-export function assistantJwksUrl(core: Core): string {
-  return core.config.ASSISTANT_JWKS_URL ?? `${core.serviceUrl('assistant-auth')}/openid/jwk`;
-}
-
-/** jose caches the key set (and refetches on an unknown kid); one per URL, since the URL is known late. */
-function keySets(): (url: string) => JWTVerifyGetKey {
-  const byUrl = new Map<string, JWTVerifyGetKey>();
-  return (url) => {
-    let keySet = byUrl.get(url);
-    if (!keySet) {
-      keySet = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30000 });
-      byUrl.set(url, keySet);
-    }
-    return keySet;
-  };
-}
-
-/** A failure to fetch the key set is ours (502), not the caller's: their token may well be valid. */
-function isKeySetUnavailable(error: unknown): boolean {
-  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return true;
-  // jose raises its bare base class when the key set answers other than 200.
-  if (error instanceof joseErrors.JOSEError) return error.constructor === joseErrors.JOSEError;
-  return error instanceof Error;
-}
-
 /**
  * The onRequest hook of every /agents route: an X-API-Key of class runtime or backoffice, or a Bearer
  * JWT signed by the assistant (iss, aud `sintonia-agents`, exp). None is 401, a bad key or token is
  * 401, a key of another class is 403, a key set that cannot be fetched is 502 (`agentCallerErrors`).
  */
 export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
-  const keySetFor = keySets();
+  const assistantTokens = createAssistantTokenVerifier(core, AGENTS_AUDIENCE);
   return async (request: FastifyRequest) => {
     if (request.headers[API_KEY_HEADER] !== undefined) {
       const record = await authenticateApiKey(core.apiKeys, request);
@@ -93,22 +62,17 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
     }
     const token = BEARER.exec(authorization)?.[1];
     if (!token) throw refusals.TOKEN_INVALID('The Authorization header must be `Bearer <JWT>`.');
-    try {
-      const { payload } = await jwtVerify(token, keySetFor(assistantJwksUrl(core)), {
-        issuer: assistantIssuer(core),
-        audience: AGENTS_AUDIENCE,
-        algorithms: ALGORITHMS,
-        requiredClaims: ['exp'],
-      });
-      request.agentCaller = { kind: 'assistant', subject: payload.sub };
-    } catch (error) {
-      if (isKeySetUnavailable(error)) {
-        throw subsystemErrors.SUBSYSTEM_ERROR("The assistant's public keys could not be fetched.", {
-          cause: error,
-        });
-      }
-      request.log.info({ reason: (error as Error).message }, 'assistant token refused');
-      throw refusals.TOKEN_INVALID();
+    const outcome = await assistantTokens.verify(token);
+    if (outcome.ok) {
+      request.agentCaller = { kind: 'assistant', subject: outcome.payload.sub };
+      return;
     }
+    if (outcome.reason === 'keys-unavailable') {
+      throw subsystemErrors.SUBSYSTEM_ERROR("The assistant's public keys could not be fetched.", {
+        cause: outcome.cause,
+      });
+    }
+    request.log.info({ reason: outcome.detail }, 'assistant token refused');
+    throw refusals.TOKEN_INVALID();
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { assistantIssuer } from '../../core/assistant-tokens.ts';
 import type { Core } from '../../core/core.ts';
 import { decrypt } from '../../core/secrets.ts';
 import {
@@ -26,10 +27,6 @@ export interface AssistantSigner {
   sign(claims: JWTPayload, options: SignOptions): Promise<string>;
   /** The published public keys (current, announced and not yet retired). */
   jwks(): Promise<{ keys: PublishedJwk[] }>;
-}
-
-export function assistantIssuer(core: Core): string {
-  return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
 }
 
 /**

@@ -1,0 +1,77 @@
+import {
+  createRemoteJWKSet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  errors as joseErrors,
+  jwtVerify,
+} from 'jose';
+import type { Core } from './core.ts';
+
+/**
+ * Tokens the assistant signs (assistant-auth holds its private keys), checked by the services it calls:
+ * the agents server (audience `sintonia-agents`) and the client API (delegated tokens, audience
+ * `sintonia-client-api`). Both verify against the assistant's published key set.
+ */
+
+/** The assistant's issuer, as assistant-auth names itself in its discovery document. */
+export function assistantIssuer(core: Core): string {
+  return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
+}
+
+/** Where the assistant's public keys are: ASSISTANT_JWKS_URL, else assistant-auth's /openid/jwk. */
+export function assistantJwksUrl(core: Core): string {
+  return core.config.ASSISTANT_JWKS_URL ?? `${core.serviceUrl('assistant-auth')}/openid/jwk`;
+}
+
+const ALGORITHMS = ['ES256', 'RS256'];
+
+/** Why a token was not accepted: the caller's fault (`invalid`) or ours (`keys-unavailable`, a 502). */
+export type AssistantTokenOutcome =
+  | { ok: true; payload: JWTPayload }
+  | { ok: false; reason: 'invalid'; detail: string }
+  | { ok: false; reason: 'keys-unavailable'; cause: unknown };
+
+export interface AssistantTokenVerifier {
+  verify(token: string): Promise<AssistantTokenOutcome>;
+}
+
+/** A failure to fetch the key set is ours (502), not the caller's: their token may well be valid. */
+function isKeySetUnavailable(error: unknown): boolean {
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return true;
+  // jose raises its bare base class when the key set answers other than 200.
+  if (error instanceof joseErrors.JOSEError) return error.constructor === joseErrors.JOSEError;
+  return error instanceof Error;
+}
+
+/**
+ * Verifies the assistant's tokens for one audience: signature by a published key (jose caches the key
+ * set and fetches it again for an unknown kid, at most every 30 s), issuer, audience and expiry. The key
+ * set's URL is read at each call: a service learns its siblings' addresses only once they listen.
+ */
+export function createAssistantTokenVerifier(core: Core, audience: string): AssistantTokenVerifier {
+  const keySets = new Map<string, JWTVerifyGetKey>();
+  const keySetFor = (url: string) => {
+    let keySet = keySets.get(url);
+    if (!keySet) {
+      keySet = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30000 });
+      keySets.set(url, keySet);
+    }
+    return keySet;
+  };
+  return {
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, keySetFor(assistantJwksUrl(core)), {
+          issuer: assistantIssuer(core),
+          audience,
+          algorithms: ALGORITHMS,
+          requiredClaims: ['exp'],
+        });
+        return { ok: true, payload };
+      } catch (error) {
+        if (isKeySetUnavailable(error)) return { ok: false, reason: 'keys-unavailable', cause: error };
+        return { ok: false, reason: 'invalid', detail: (error as Error).message };
+      }
+    },
+  };
+}

@@ -2,6 +2,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import { runWhileOpen, type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { callbackRoutes } from './callbacks/routes.ts';
 import { channelRoutes } from './channel/routes.ts';
+import { chatPageRoutes } from './chat-page/routes.ts';
 import { composeAssistantAuth } from './composition.ts';
 import { directLineRoutes } from './directline/routes.ts';
 import { monitoringRoutes } from './monitoring/routes.ts';
@@ -10,7 +11,15 @@ import { signingRoutes } from './signing/routes.ts';
 import { userRoutes } from './users/routes.ts';
 
 /** Assistant-auth's routes, top to bottom: one line per resource. */
-const routes = [userRoutes, callbackRoutes, signingRoutes, channelRoutes, directLineRoutes, monitoringRoutes];
+const routes = [
+  userRoutes,
+  callbackRoutes,
+  signingRoutes,
+  channelRoutes,
+  directLineRoutes,
+  chatPageRoutes,
+  monitoringRoutes,
+];
 
 /** The demo web user with a (fictitious) phone number: what GET /users/assistant-id returns for these headers. */
 const DEMO = { channel: 'web', identity: 'demo-web-user', phoneNumber: '+34600000001' } as const;

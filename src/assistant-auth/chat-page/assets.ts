@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { pageScript, pageStyle } from './page-assets.ts';
+
+const compress = promisify(gzip);
+
+/** A file of the page, in memory once read, with its gzip form when the client takes it. */
+export interface Asset {
+  type: string;
+  etag: string;
+  body: Buffer;
+  gzipped?: Buffer;
+}
+
+/** A named asset whose bytes are read (and compressed) at its first request, then kept. */
+export interface AssetSource {
+  /** The file name under /chat/assets/: versioned or content-hashed, so it may be cached for a year. */
+  name: string;
+  load(): Promise<Asset>;
+}
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+
+const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+
+async function asset(type: string, body: Buffer): Promise<Asset> {
+  // Small files go as they are; the 3.9 MB bundle is about a quarter of that gzipped.
+  const gzipped = body.length > 1024 ? await compress(body, { level: 6 }) : undefined;
+  return { type, etag: etagOf(body), body, gzipped };
+}
+
+/** Loads once; a failed read is tried again at the next request rather than remembered. */
+function once(load: () => Promise<Asset>): () => Promise<Asset> {
+  let loading: Promise<Asset> | undefined;
+  return () => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+}
+
+/** The installed botframework-webchat package: its folder and version (it exports no package.json). */
+function webChatPackage(): { folder: string; version: string } {
+  const main = createRequire(import.meta.url).resolve('botframework-webchat');
+  let folder = dirname(main);
+  for (let depth = 0; depth < 4; depth++) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === 'botframework-webchat' && manifest.version) {
+        return { folder, version: manifest.version };
+      }
+    } catch {
+      // Not the package's root yet: look one folder up.
+    }
+    folder = dirname(folder);
+  }
+  throw new Error(`botframework-webchat's package.json not found above ${main}`);
+}
+
+const hashed = (prefix: string, extension: string, text: string) =>
+  `${prefix}-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.${extension}`;
+
+/**
+ * The page's files: the stock Web Chat bundle (dist/webchat.js of the installed package, named by its
+ * version) with its licence notice, and the page's own script and style (named by their content).
+ */
+export function chatPageAssets(): { webChat: string; script: string; style: string; all: AssetSource[] } {
+  const { folder, version } = webChatPackage();
+  const bundle = join(folder, 'dist', 'webchat.js');
+  const webChat = `webchat-${version}.js`;
+  const script = hashed('chat', 'js', pageScript);
+  const style = hashed('chat', 'css', pageStyle);
+  const all: AssetSource[] = [
+    { name: webChat, load: once(async () => asset(JS, await readFile(bundle))) },
+    // The bundle's first line points readers at this file by its original name.
+    {
+      name: 'webchat.js.LICENSE.txt',
+      load: once(async () => asset(TEXT, await readFile(`${bundle}.LICENSE.txt`))),
+    },
+    { name: script, load: once(() => asset(JS, Buffer.from(pageScript))) },
+    { name: style, load: once(() => asset(CSS, Buffer.from(pageStyle))) },
+  ];
+  return { webChat, script, style, all };
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import type { ChatPageSettings } from './settings.ts';
+
+export const CHAT_PATH = '/chat';
+export const CHAT_TOKEN_PATH = '/chat/token';
+export const CHAT_ASSETS_PATH = '/chat/assets';
+
+/** A fresh style nonce per page: Web Chat's style elements carry it; nothing else may add styles. */
+export const newNonce = () => randomBytes(18).toString('base64');
+
+/**
+ * The hash of an empty inline style. Web Chat 4.18 gives its style nonce to its own style elements but not
+ * to those of the scroller it embeds (react-scroll-to-bottom), which are empty and filled through the
+ * CSSOM (insertRule), which CSP does not govern; allowing empty content allows nothing else.
+ */
+export const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='";
+
+/**
+ * What the page may do: its own scripts and style sheet (no inline script at all), the style elements
+ * Web Chat creates (nonce'd, or empty), images as data: or blob: URLs (Web Chat's icons, previews of a
+ * file being uploaded), and calls to itself and to the Direct Line service, over HTTP and its websocket.
+ */
+export function chatPageCsp(settings: ChatPageSettings, nonce: string): string {
+  const connect = [...new Set(["'self'", ...settings.connectSources])].join(' ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}' ${EMPTY_STYLE_HASH}`,
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    `connect-src ${connect}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The page: header, a status line until Web Chat is up, and Web Chat's container. */
+export function chatPageHtml(
+  files: { webChat: string; script: string; style: string },
+  nonce: string,
+): string {
+  const asset = (name: string) => `${CHAT_ASSETS_PATH}/${name}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>Sintonia assistant</title>
+<link rel="stylesheet" href="${asset(files.style)}">
+<script src="${asset(files.webChat)}" defer></script>
+<script src="${asset(files.script)}" nonce="${escapeAttribute(nonce)}" defer></script>
+</head>
+<body>
+<header>
+<h1>Sintonia assistant</h1>
+<p>A conversation with the assistant over the family’s Direct Line channel, in the stock Web Chat.</p>
+</header>
+<p id="chat-status" role="status">Connecting…</p>
+<main id="webchat" data-token-url="${CHAT_TOKEN_PATH}"></main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { httpErrors, subsystemErrors } from '../../core/errors.ts';
+import { requestLimiter } from '../../core/http/request-limits.ts';
+import type { App } from '../../core/http/service-app.ts';
+import type { AssistantAuth } from '../composition.ts';
+import { type Asset, type AssetSource, chatPageAssets } from './assets.ts';
+import { chatPageErrors } from './errors.ts';
+import { CHAT_ASSETS_PATH, CHAT_PATH, CHAT_TOKEN_PATH, chatPageCsp, chatPageHtml, newNonce } from './page.ts';
+import { chatTokenSchema } from './schemas.ts';
+import { chatPageEnabled, chatPageSettings } from './settings.ts';
+
+const YEAR = 365 * 86400;
+
+/** Sends an asset: 304 to a cache that holds it, gzip to a client that takes it. */
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
+  reply.headers({
+    'content-type': asset.type,
+    'cache-control': `public, max-age=${YEAR}, immutable`,
+    etag: asset.etag,
+    'x-content-type-options': 'nosniff',
+    vary: 'accept-encoding',
+  });
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  const gzip = asset.gzipped && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+  if (gzip && asset.gzipped) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+  return reply.send(asset.body);
+}
+
+/**
+ * The chat page (CHAT_PAGE): the stock Web Chat, served from the installed package, talking to the
+ * assistant on a conversation token the page gets from this service. The token endpoint needs no key,
+ * so it is limited per client address; it is not part of the API document (it serves this page only).
+ */
+export function chatPageRoutes(app: App, { core, access, channel }: AssistantAuth): void {
+  if (!chatPageEnabled(core)) return;
+  const files = chatPageAssets();
+  const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
+  const limiter = requestLimiter(core.config.CHAT_TOKEN_LIMIT, core.config.REQUEST_LIMIT_WINDOW);
+
+  app.get(CHAT_PATH, { schema: { hide: true } }, async (_request, reply) => {
+    const nonce = newNonce();
+    return reply
+      .headers({
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': chatPageCsp(chatPageSettings(core), nonce),
+        // The nonce is new on every load: a cached copy would carry a stale one.
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      })
+      .send(chatPageHtml(files, nonce));
+  });
+
+  app.get(
+    `${CHAT_ASSETS_PATH}/:file`,
+    { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const source = byName.get(request.params.file);
+      if (!source) throw chatPageErrors.CHAT_ASSET_NOT_FOUND();
+      return sendAsset(request, reply, await source.load());
+    },
+  );
+
+  app.post(
+    CHAT_TOKEN_PATH,
+    access.route(
+      {
+        id: 'getChatPageToken',
+        summary: 'The chat page’s conversation token.',
+        description:
+          'A new anonymous conversation of the conversation channel and the Direct Line base to talk to; limited per client address (CHAT_TOKEN_LIMIT).',
+        tag: 'conversation channel',
+        access: 'open',
+        errors: [httpErrors.RATE_LIMITED, subsystemErrors.SUBSYSTEM_ERROR],
+      },
+      { hide: true, response: { 200: chatTokenSchema } },
+    ),
+    async (request, reply) => {
+      limiter?.hit(request.ip);
+      const { token, expires_in, conversationId } = await channel.token({});
+      reply.header('cache-control', 'no-store');
+      return { token, expires_in, conversationId, domain: chatPageSettings(core).domain };
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import type { Core } from '../../core/core.ts';
+
+/** Where the page's Web Chat talks Direct Line, and the origins its Content-Security-Policy lets it reach. */
+export interface ChatPageSettings {
+  /** Web Chat's `domain`: the Direct Line 3.0 base, `…/v3/directline`. */
+  domain: string;
+  /** The HTTP origin of that service and its websocket twin (ws: for http:, wss: for https:). */
+  connectSources: string[];
+}
+
+/**
+ * CHAT_PAGE=auto serves the page exactly when `npm start` loads the demo data: SINTONIA_DEMO=1 on the
+ * embedded store (PostgreSQL deployments get no demo data, hence no anonymous page).
+ */
+export function chatPageEnabled(core: Core): boolean {
+  const { CHAT_PAGE, SINTONIA_DEMO } = core.config;
+  if (CHAT_PAGE !== 'auto') return CHAT_PAGE === 'on';
+  return SINTONIA_DEMO === '1' && core.database.dialect === 'sqlite';
+}
+
+/**
+ * The Direct Line service the page uses: the external one when DIRECTLINE_URL is set (its tokens come
+ * from there too), else the embedded channel at the address its stream URLs carry. Read per request: the
+ * service's own address is known only once it listens.
+ */
+export function chatPageSettings(core: Core): ChatPageSettings {
+  const base = (
+    core.config.DIRECTLINE_URL ??
+    core.config.PUBLIC_BASE_URL ??
+    core.serviceUrl('assistant-auth')
+  ).replace(/\/+$/, '');
+  const origin = new URL(base).origin;
+  const socketOrigin = origin.replace(/^http/, 'ws');
+  return { domain: `${base}/v3/directline`, connectSources: [origin, socketOrigin] };
+}

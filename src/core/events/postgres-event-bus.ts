@@ -40,26 +40,25 @@ async function notify<DB>(db: Kysely<DB>, messages: string[]): Promise<void> {
   );
 }
 
-/** Packs the events of one turn into as few NOTIFY payloads as fit, each event once. */
+/** Packs the events of one turn, in order, into as few NOTIFY payloads as fit. */
 function pack(origin: string, events: Array<[string, string]>): string[] {
   const messages: string[] = [];
-  const seen = new Set<string>();
-  let batch: Array<[string, string]> = [];
-  let size = 0;
-  const base = JSON.stringify({ o: origin, e: [] } satisfies Message).length;
+  const base = Buffer.byteLength(JSON.stringify({ o: origin, e: [] } satisfies Message));
+  let batch: string[] = [];
+  let size = base;
+  const seal = () => messages.push(`{"o":${JSON.stringify(origin)},"e":[${batch.join(',')}]}`);
   for (const event of events) {
     const text = JSON.stringify(event);
-    if (seen.has(text)) continue;
-    seen.add(text);
-    if (batch.length > 0 && base + size + text.length + 1 > NOTIFY_BYTES) {
-      messages.push(JSON.stringify({ o: origin, e: batch } satisfies Message));
+    const bytes = Buffer.byteLength(text) + 1;
+    if (batch.length > 0 && size + bytes > NOTIFY_BYTES) {
+      seal();
       batch = [];
-      size = 0;
+      size = base;
     }
-    batch.push(event);
-    size += Buffer.byteLength(text) + 1;
+    batch.push(text);
+    size += bytes;
   }
-  if (batch.length > 0) messages.push(JSON.stringify({ o: origin, e: batch } satisfies Message));
+  if (batch.length > 0) seal();
   return messages;
 }
 

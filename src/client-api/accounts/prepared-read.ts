@@ -1,26 +1,54 @@
 import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
 import type { Database } from '../../core/db/database.ts';
 
-/** How a repository runs its hot-path reads. */
+/** How a repository runs its hot-path statements. */
 export interface RepositoryOptions {
-  /** On SQLite, hot-path reads run as prepared statements (the default); false: through Kysely only. */
+  /**
+   * Hot-path statements run as prepared statements (the default): on SQLite on the raw connection, on
+   * PostgreSQL as named statements; false: through Kysely only (the twin a test compares them with).
+   */
   prepared?: boolean;
 }
 
 /**
  * A hot-path read by one key, in two forms that answer the same: on SQLite the prepared statement
- * `prepare` makes (no query compilation per request), otherwise the Kysely query. While a Kysely
- * transaction holds the connection (another request's), a statement run on it would join that
- * transaction, so those moments go through Kysely as well.
+ * `prepare` makes (no query compilation per request), on PostgreSQL the named statement `postgres`
+ * makes when given, otherwise the Kysely query. While a Kysely transaction holds the SQLite connection
+ * (another request's), a statement run on it would join that transaction, so those moments go through
+ * Kysely as well.
  */
 export function preparedRead<R>(
   database: Database,
   options: RepositoryOptions,
   prepare: (sqlite: SQLite.Database) => (key: string) => R,
   kysely: (key: string) => Promise<R>,
+  postgres?: (pool: pg.Pool) => (key: string) => Promise<R>,
 ): (key: string) => Promise<R> {
-  const sqlite = options.prepared === false ? undefined : database.sqlite;
+  if (options.prepared === false) return kysely;
+  if (database.postgres !== undefined && postgres !== undefined) return postgres(database.postgres);
+  const sqlite = database.sqlite;
   if (sqlite === undefined) return kysely;
   const statement = prepare(sqlite);
   return async (key) => (sqlite.inTransaction ? kysely(key) : statement(key));
+}
+
+/** The pool of `database` when its hot paths run as named statements (PostgreSQL, `prepared` not false). */
+export function namedStatementPool(database: Database, options: RepositoryOptions): pg.Pool | undefined {
+  return options.prepared === false ? undefined : database.postgres;
+}
+
+/**
+ * A named PostgreSQL statement: each pooled connection parses and plans it once, then only binds and
+ * executes it (one round trip, no query text compiled per request). Answers the rows.
+ */
+export function namedStatement<Row>(
+  pool: pg.Pool,
+  name: string,
+  text: string,
+): (values: unknown[]) => Promise<Row[]> {
+  return async (values) => {
+    const result = await pool.query<pg.QueryResultRow>({ name, text, values });
+    return result.rows as Row[];
+  };
 }

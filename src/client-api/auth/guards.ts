@@ -3,9 +3,9 @@ import type { Core } from '../../core/core.ts';
 import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
-import type { SessionRepository } from '../sessions/repository.ts';
+import type { SessionRepository, SessionState } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
-import type { Principal } from './principal.ts';
+import { type Principal, pendingSessionCheck, type SessionCheck } from './principal.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
@@ -21,12 +21,31 @@ export interface Guards {
    * No credentials, or bad ones: 401. A valid key of another class: 403.
    */
   authenticate: Guard;
+  /**
+   * The access hooks of an operation whose own statement folds the session check (see SessionCheck in
+   * principal.ts), with `then`'s guards after them. On PostgreSQL, onRequest verifies a device token's
+   * signature and expiry only and leaves `principal.sessionCheck` pending for the service to settle with
+   * the state its statement read; onSend gives an answer that leaves it pending (an error raised before
+   * the statement ran, or a handler that does not fold) the ordinary check first, so a closed session is
+   * 401 whatever the route does. On SQLite the ordinary check runs at once (from memory).
+   */
+  foldingSessionCheck(then?: { onRequest?: SyncGuard[]; preHandler?: SyncGuard[] }): FoldingAccess;
   /** The principal's account must be the one in the path parameter `param`; operators pass. Else 403. */
   requireAccount(param: string): SyncGuard;
   /** The principal's userHash must be the path parameter `param`; operators pass. Else 403. */
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
+}
+
+/** An onSend hook: answers the payload to send. */
+export type SendGuard = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
+
+/** Route options (spread into a route's): the hooks of an operation that folds the session check. */
+export interface FoldingAccess {
+  onRequest: Array<Guard | SyncGuard>;
+  preHandler: SyncGuard[];
+  onSend: SendGuard[];
 }
 
 /** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
@@ -70,20 +89,53 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     return claims;
   }
 
-  async function fromToken(token: string): Promise<Extract<Principal, { kind: 'device' }>> {
-    const claims = await claimsOf(token, Date.now());
-    if (!claims) throw bearerRefusals.TOKEN_INVALID();
-    // Revocation is immediate: the session's state is read on every request, from this process's memory
-    // only while no session has been closed anywhere since it was read (sessions/repository.ts).
-    let state = await sessions.state(claims.sid);
-    const now = Date.now();
-    // Idle by what this process last saw: another process may have used the session since.
-    if (state && now - state.last_used_at > idleMs) state = await sessions.state(claims.sid, true);
+  /** Refuses a missing, closed or idle session; records its use at most every TOUCH_RESOLUTION_MS. */
+  async function accept(sessionId: string, state: SessionState | undefined, now: number): Promise<void> {
     if (!state || state.closed_at !== null || now - state.last_used_at > idleMs) {
       throw bearerRefusals.TOKEN_INVALID();
     }
-    if (now - state.last_used_at > TOUCH_RESOLUTION_MS) await sessions.touch(claims.sid, now);
+    if (now - state.last_used_at > TOUCH_RESOLUTION_MS) await sessions.touch(sessionId, now);
+  }
+
+  /**
+   * The ordinary check, a read of its own. Revocation is immediate: the session's state is read on every
+   * request (on SQLite from this process's memory only while no session has been closed anywhere since it
+   * was read: sessions/repository.ts).
+   */
+  async function checkSession(sessionId: string): Promise<void> {
+    let state = await sessions.state(sessionId);
+    const now = Date.now();
+    // Idle by what this process last saw: another process may have used the session since.
+    if (state && now - state.last_used_at > idleMs) state = await sessions.state(sessionId, true);
+    await accept(sessionId, state, now);
+  }
+
+  function pendingCheck(sessionId: string, now: number): SessionCheck {
+    let settled = false;
     return {
+      sessionId,
+      now,
+      idleBefore: now - idleMs,
+      get settled() {
+        return settled;
+      },
+      async settle(state) {
+        settled = true;
+        await accept(sessionId, state, now);
+      },
+      async verify() {
+        settled = true;
+        await checkSession(sessionId);
+      },
+    };
+  }
+
+  /** The token's principal; its session checked now, or left to the operation when `fold`. */
+  async function fromToken(token: string, fold: boolean): Promise<Extract<Principal, { kind: 'device' }>> {
+    const now = Date.now();
+    const claims = await claimsOf(token, now);
+    if (!claims) throw bearerRefusals.TOKEN_INVALID();
+    const principal: Extract<Principal, { kind: 'device' }> = {
       kind: 'device',
       accountNumber: claims.acc,
       platformUserId: claims.sub,
@@ -93,7 +145,39 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       sessionId: claims.sid,
       qspVersion: claims.qsp,
     };
+    if (fold) principal.sessionCheck = pendingCheck(claims.sid, now);
+    else await checkSession(claims.sid);
+    return principal;
   }
+
+  async function authenticate(request: FastifyRequest, fold: boolean): Promise<void> {
+    if (request.headers['x-api-key'] !== undefined) {
+      const key = await authenticateApiKey(core.apiKeys, request);
+      if (key?.keyClass !== 'backoffice') {
+        throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
+      }
+      request.principal = { kind: 'operator', keyId: key.id };
+      return;
+    }
+    const token = bearer(request.headers.authorization);
+    if (!token) throw noCredentials();
+    const principal = await fromToken(token, fold);
+    request.principal = principal;
+    deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
+  }
+
+  // Folding pays only where the ordinary check is a round trip: PostgreSQL. SQLite's is a memory read.
+  const folds = core.database.postgres !== undefined;
+  const authenticateFolding: Guard = (request) => authenticate(request, folds);
+  const settleBeforeSend: SendGuard = async (request, reply, payload) => {
+    const check = pendingSessionCheck(request.principal);
+    if (check === undefined) return payload;
+    if (reply.statusCode < 400) {
+      request.log.warn('an operation that folds the session check answered without settling it');
+    }
+    await check.verify();
+    return payload;
+  };
 
   const principalOf = (request: FastifyRequest): Principal => {
     if (!request.principal) throw noCredentials();
@@ -116,21 +200,13 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     };
 
   return {
-    async authenticate(request) {
-      if (request.headers['x-api-key'] !== undefined) {
-        const key = await authenticateApiKey(core.apiKeys, request);
-        if (key?.keyClass !== 'backoffice') {
-          throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
-        }
-        request.principal = { kind: 'operator', keyId: key.id };
-        return;
-      }
-      const token = bearer(request.headers.authorization);
-      if (!token) throw noCredentials();
-      const principal = await fromToken(token);
-      request.principal = principal;
-      deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
-    },
+    authenticate: (request) => authenticate(request, false),
+
+    foldingSessionCheck: (then = {}) => ({
+      onRequest: [authenticateFolding, ...(then.onRequest ?? [])],
+      preHandler: then.preHandler ?? [],
+      onSend: [settleBeforeSend],
+    }),
 
     requireAccount: (name) => sameAs('accountNumber', name, "another account's"),
     requireUserHash: (name) => sameAs('userHash', name, "another user's"),

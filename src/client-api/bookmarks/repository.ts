@@ -1,9 +1,16 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, OnConflictBuilder } from 'kysely';
+import type pg from 'pg';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
+import { namedStatement, namedStatementPool, type RepositoryOptions } from '../accounts/prepared-read.ts';
+import type { AccountTables } from '../accounts/tables.ts';
 import type { ClientContentTables } from '../content-tables.ts';
+import { type FoldedBookmarks, foldedKysely, foldedPostgres } from './folded-repository.ts';
 
 export type BookmarkTables = Pick<ClientContentTables, 'bookmarks'>;
+
+/** What the bookmark statements read: the bookmarks, and the sessions a folded statement checks. */
+export type BookmarkDatabase = CoreTables & BookmarkTables & Pick<AccountTables, 'sessions'>;
 
 export type BookmarkRow = BookmarkTables['bookmarks'];
 
@@ -22,18 +29,87 @@ export interface BookmarkRepository {
    * the written row, or undefined when the stored one was newer (nothing written).
    */
   saveUnlessStale(row: BookmarkRow): Promise<BookmarkRow | undefined>;
+  /**
+   * PostgreSQL only: the same read and save with the device session's check folded into the statement
+   * (one round trip per authenticated request; see SessionCheck in auth/principal.ts).
+   */
+  folded?: FoldedBookmarks;
 }
 
-const columns =
+export const bookmarkColumns =
   'user_hash, content_id, account_number, version, offset_seconds, position_at, device_id, device_class, updated_at';
 
 /**
  * Bookmarks are the benchmarked hot path: on SQLite they run as prepared statements on the raw
- * connection (no query compilation per request); on PostgreSQL through Kysely.
+ * connection (no query compilation per request); on PostgreSQL as named statements, the device's
+ * session check folded in. With `prepared: false`, every form through Kysely (the twins a test compares).
  */
-export function createBookmarkRepository(database: Database): BookmarkRepository {
-  const kysely = kyselyRepository(database.db.withTables<BookmarkTables>());
-  return database.sqlite ? sqliteRepository(database.sqlite, kysely) : kysely;
+export function createBookmarkRepository(
+  database: Database,
+  options: RepositoryOptions = {},
+): BookmarkRepository {
+  const db = database.db.withTables<BookmarkTables & Pick<AccountTables, 'sessions'>>();
+  const kysely = kyselyRepository(db);
+  if (database.dialect === 'postgres') {
+    const pool = namedStatementPool(database, options);
+    if (pool === undefined) return { ...kysely, folded: foldedKysely(db) };
+    return { ...postgresRepository(pool), folded: foldedPostgres(pool) };
+  }
+  if (database.sqlite === undefined || options.prepared === false) return kysely;
+  return sqliteRepository(database.sqlite, kysely);
+}
+
+/** The find's and the upsert's conditions, shared by the raw forms of both dialects. */
+const upsertTail = `on conflict (user_hash, content_id) do update set
+       account_number = excluded.account_number, version = excluded.version,
+       offset_seconds = excluded.offset_seconds, position_at = excluded.position_at,
+       device_id = excluded.device_id, device_class = excluded.device_class, updated_at = excluded.updated_at
+     where bookmarks.position_at <= excluded.position_at`;
+
+/** Named statements on the pool: parsed once per connection, one round trip each. */
+function postgresRepository(pool: pg.Pool): Omit<BookmarkRepository, 'folded'> {
+  const select = namedStatement<BookmarkRow>(
+    pool,
+    'bookmark_find',
+    `select ${bookmarkColumns} from bookmarks where user_hash = $1 and content_id = $2
+       and ($3::text is null or account_number = $3) and ($4::text is null or version = $4)`,
+  );
+  const upsert = namedStatement<BookmarkRow>(
+    pool,
+    'bookmark_save',
+    `insert into bookmarks (${bookmarkColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ${upsertTail}
+     returning ${bookmarkColumns}`,
+  );
+  return {
+    async find(filter) {
+      const rows = await select([
+        filter.userHash,
+        filter.contentId,
+        filter.accountNumber ?? null,
+        filter.version ?? null,
+      ]);
+      return rows[0];
+    },
+    async saveUnlessStale(row) {
+      return (await upsert(bookmarkValues(row)))[0];
+    },
+  };
+}
+
+/** A row's values in `bookmarkColumns` order. */
+export function bookmarkValues(row: BookmarkRow): unknown[] {
+  return [
+    row.user_hash,
+    row.content_id,
+    row.account_number,
+    row.version,
+    row.offset_seconds,
+    row.position_at,
+    row.device_id,
+    row.device_class,
+    row.updated_at,
+  ];
 }
 
 /**
@@ -49,18 +125,14 @@ function sqliteRepository(
     [{ userHash: string; contentId: number; accountNumber: string | null; version: string | null }],
     BookmarkRow
   >(
-    `select ${columns} from bookmarks where user_hash = @userHash and content_id = @contentId
+    `select ${bookmarkColumns} from bookmarks where user_hash = @userHash and content_id = @contentId
        and (@accountNumber is null or account_number = @accountNumber) and (@version is null or version = @version)`,
   );
   const upsert = connection.prepare<BookmarkRow, BookmarkRow>(
-    `insert into bookmarks (${columns})
+    `insert into bookmarks (${bookmarkColumns})
        values (@user_hash, @content_id, @account_number, @version, @offset_seconds, @position_at, @device_id, @device_class, @updated_at)
-     on conflict (user_hash, content_id) do update set
-       account_number = excluded.account_number, version = excluded.version,
-       offset_seconds = excluded.offset_seconds, position_at = excluded.position_at,
-       device_id = excluded.device_id, device_class = excluded.device_class, updated_at = excluded.updated_at
-     where bookmarks.position_at <= excluded.position_at
-     returning ${columns}`,
+     ${upsertTail}
+     returning ${bookmarkColumns}`,
   );
   return {
     async find(filter) {
@@ -79,7 +151,7 @@ function sqliteRepository(
   };
 }
 
-function kyselyRepository(db: Kysely<CoreTables & BookmarkTables>): BookmarkRepository {
+function kyselyRepository(db: Kysely<BookmarkDatabase>): Omit<BookmarkRepository, 'folded'> {
   return {
     find(filter) {
       return db
@@ -97,22 +169,24 @@ function kyselyRepository(db: Kysely<CoreTables & BookmarkTables>): BookmarkRepo
       return db
         .insertInto('bookmarks')
         .values(row)
-        .onConflict((conflict) =>
-          conflict
-            .columns(['user_hash', 'content_id'])
-            .doUpdateSet((eb) => ({
-              account_number: eb.ref('excluded.account_number'),
-              version: eb.ref('excluded.version'),
-              offset_seconds: eb.ref('excluded.offset_seconds'),
-              position_at: eb.ref('excluded.position_at'),
-              device_id: eb.ref('excluded.device_id'),
-              device_class: eb.ref('excluded.device_class'),
-              updated_at: eb.ref('excluded.updated_at'),
-            }))
-            .where('bookmarks.position_at', '<=', (eb) => eb.ref('excluded.position_at')),
-        )
+        .onConflict(upsertUnlessNewer)
         .returningAll()
         .executeTakeFirst();
     },
   };
 }
+
+/** The Kysely form of `upsertTail`. */
+export const upsertUnlessNewer = (conflict: OnConflictBuilder<BookmarkDatabase, 'bookmarks'>) =>
+  conflict
+    .columns(['user_hash', 'content_id'])
+    .doUpdateSet((eb) => ({
+      account_number: eb.ref('excluded.account_number'),
+      version: eb.ref('excluded.version'),
+      offset_seconds: eb.ref('excluded.offset_seconds'),
+      position_at: eb.ref('excluded.position_at'),
+      device_id: eb.ref('excluded.device_id'),
+      device_class: eb.ref('excluded.device_class'),
+      updated_at: eb.ref('excluded.updated_at'),
+    }))
+    .where('bookmarks.position_at', '<=', (eb) => eb.ref('excluded.position_at'));

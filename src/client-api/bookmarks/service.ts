@@ -1,6 +1,6 @@
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
-import type { Principal } from '../auth/principal.ts';
+import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
@@ -20,7 +20,8 @@ export interface BookmarkSave {
 }
 
 export interface BookmarkService {
-  read(filter: BookmarkFilter): Promise<Bookmark>;
+  /** Reads as `principal`: a device token whose session check is pending settles it in the same statement. */
+  read(filter: BookmarkFilter, principal?: Principal): Promise<Bookmark>;
   /**
    * Saves a position as `principal`: a device under its own deviceId and deviceClass, in its own account; an operator
    * for any user, in the account that holds the userHash.
@@ -68,9 +69,30 @@ export function createBookmarkService(
     lastMarked.set(key, at);
     await markPlaying(accountNumber, deviceId, at);
   }
+  /** The upsert; a device token whose session check is pending settles it first, in the same statement. */
+  async function saveUnlessStale(principal: Principal | undefined, row: BookmarkRow) {
+    const check = pendingSessionCheck(principal);
+    if (check === undefined || repository.folded === undefined) {
+      await check?.verify();
+      return repository.saveUnlessStale(row);
+    }
+    const saved = await repository.folded.saveUnlessStale(check, row);
+    await check.settle(saved.session);
+    return saved.written;
+  }
+
   return {
-    async read(filter) {
-      const row = await repository.find(filter);
+    async read(filter, principal) {
+      const check = pendingSessionCheck(principal);
+      let row: BookmarkRow | undefined;
+      if (check !== undefined && repository.folded !== undefined) {
+        const found = await repository.folded.find(check, filter);
+        await check.settle(found.session);
+        row = found.row;
+      } else {
+        await check?.verify();
+        row = await repository.find(filter);
+      }
       if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();
       return toBookmark(row);
     },
@@ -93,7 +115,7 @@ export function createBookmarkService(
         device_class: save.deviceClass,
         updated_at: time,
       };
-      const written = await repository.saveUnlessStale(row);
+      const written = await saveUnlessStale(principal, row);
       if (written) {
         await mark(accountNumber, save.deviceId, time);
         return { ...toBookmark(written), applied: true };

@@ -27,7 +27,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
   app.get(
     '/accounts/:accountNumber/devices',
     {
-      ...access,
+      // The list folds the device session's check into its statement (one round trip on PostgreSQL).
+      ...guards.foldingSessionCheck({ onRequest: [guards.requireAccount('accountNumber')] }),
       schema: operation(
         {
           id: 'AccountManagement_GetValidDevicesAsync',
@@ -44,7 +45,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
         },
       ),
     },
-    async (request) => devices.list(request.params.accountNumber),
+    async (request) => devices.list(request.params.accountNumber, request.principal),
   );
 
   app.delete(

@@ -1,5 +1,7 @@
 import type { Config } from '../../core/config.ts';
+import { accountErrors } from '../accounts/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
+import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { deviceErrors } from './errors.ts';
 import type { DeviceRepository, DeviceRow } from './repository.ts';
@@ -40,7 +42,16 @@ export function createDeviceService(
     toDeviceBase,
     requireDevice,
 
-    async list(accountNumber: string, now = Date.now()): Promise<DeviceBaseValue[]> {
+    /** A device token whose session check is pending settles it in the same statement. */
+    async list(accountNumber: string, principal?: Principal, now = Date.now()): Promise<DeviceBaseValue[]> {
+      const check = pendingSessionCheck(principal);
+      if (check !== undefined && devices.listInSession !== undefined) {
+        const found = await devices.listInSession(check.sessionId, accountNumber);
+        await check.settle(found.session);
+        if (!found.account) throw accountErrors.ACCOUNT_NOT_FOUND();
+        return found.devices.map((row) => toDeviceBase(row, now));
+      }
+      await check?.verify();
       await accounts.require(accountNumber);
       return (await devices.list(accountNumber)).map((row) => toDeviceBase(row, now));
     },

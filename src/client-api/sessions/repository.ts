@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import { preparedRead, type RepositoryOptions } from '../accounts/prepared-read.ts';
+import { namedStatement, preparedRead, type RepositoryOptions } from '../accounts/prepared-read.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
@@ -8,6 +8,17 @@ export type SessionRow = AccountTables['sessions'];
 export interface SessionState {
   closed_at: number | null;
   last_used_at: number;
+}
+
+/**
+ * The session's state as a folded statement reads it beside its data (columns `session_closed_at`,
+ * `session_last_used_at`, null when no session matched); undefined for no row or no session.
+ */
+export function foldedSessionState(
+  row: { session_closed_at: number | null; session_last_used_at: number | null } | undefined,
+): SessionState | undefined {
+  if (row === undefined || row.session_last_used_at === null) return undefined;
+  return { closed_at: row.session_closed_at, last_used_at: row.session_last_used_at };
 }
 
 /** Most session states remembered per process (about 100 bytes each). */
@@ -34,6 +45,14 @@ export function createSessionRepository(database: Database, options: RepositoryO
     },
     (id) =>
       db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst(),
+    (pool) => {
+      const statement = namedStatement<SessionState>(
+        pool,
+        'session_state',
+        'select closed_at, last_used_at from sessions where id = $1',
+      );
+      return async (id) => (await statement([id]))[0];
+    },
   );
 
   // Session states as last read, each with the `sessions` change signal's value from before that read.

@@ -18,6 +18,11 @@ export interface Database {
   /** The raw SQLite connection, for the few hot paths that use prepared statements directly. */
   readonly sqlite?: SQLite.Database;
   /**
+   * The PostgreSQL pool Kysely runs on (DATABASE_POOL_SIZE connections), for the few hot paths that run
+   * named prepared statements directly (`pool.query({ name, text, values })`: parsed once per connection).
+   */
+  readonly postgres?: pg.Pool;
+  /**
    * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
    * undefined on PostgreSQL, where servers on other hosts could not see it: callers then read the rows.
    */
@@ -34,8 +39,12 @@ const pgTypes = {
   },
 };
 
-export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'SINTONIA_DATA_DIR'>): Database {
-  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openSqlite(config.SINTONIA_DATA_DIR);
+export function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'SINTONIA_DATA_DIR'>,
+): Database {
+  return config.DATABASE_URL
+    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE)
+    : openSqlite(config.SINTONIA_DATA_DIR);
 }
 
 function openSqlite(dataDir: string): Database {
@@ -69,8 +78,13 @@ function openSqlite(dataDir: string): Database {
   };
 }
 
-function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes, connectionTimeoutMillis: 5000 });
+function openPostgres(url: string, poolSize: number): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    connectionTimeoutMillis: 5000,
+  });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) });
@@ -79,6 +93,7 @@ function openPostgres(url: string): Database {
     db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    postgres: pool,
     changeSignal: () => undefined,
     ping: () => ping(db),
     close: () => db.destroy(),

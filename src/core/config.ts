@@ -284,6 +284,13 @@ export const configSchema = Type.Object({
     default: 3600,
     description: 'Lifetime of a token of the embedded Direct Line channel (refresh before it ends).',
   }),
+  DIRECTLINE_UPLOAD_LIMIT: Type.Integer({
+    minimum: 1024,
+    maximum: 64 * 1024 * 1024,
+    default: 4 * 1024 * 1024,
+    description:
+      'Largest upload to the embedded Direct Line channel in bytes, all files of one upload together (413 above).',
+  }),
   DIRECTLINE_KEEPALIVE_MS: Type.Integer({
     minimum: 100,
     maximum: 600000,
@@ -310,6 +317,13 @@ export const configSchema = Type.Object({
   }),
 
   AGENTS_URL: optionalUrl('Agents server the embedded channel calls. Default http://HOST:AGENTS_PORT.'),
+  ASSISTANT_RUNTIME_KEY: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'An API key of class runtime with which the agents server asks assistant-auth for delegated tokens, to act on a linked person’s pay-TV account. Unset: the account tools answer 400 AGENT_CONFIG_ERROR.',
+    }),
+  ),
   ASSISTANT_JWKS_URL: optionalUrl(
     'JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.',
   ),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { agentColumns } from '../../src/agents/tables.ts';
 import { directLineColumns } from '../../src/assistant-auth/directline/tables.ts';
 import { assistantAuthColumns } from '../../src/assistant-auth/tables.ts';
 import { accountColumns } from '../../src/client-api/accounts/tables.ts';
@@ -23,6 +24,7 @@ const described = {
   ClientContentTables: clientContentColumns,
   AssistantAuthTables: assistantAuthColumns,
   DirectLineTables: directLineColumns,
+  AgentTables: agentColumns,
 };
 
 describe('table types and migrations', () => {

@@ -1,0 +1,22 @@
+import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../core/db/table-columns.ts';
+
+/** Tables of the agents server (migration 20261123200003_agent-confirmations). Times are epoch milliseconds. */
+export const agentColumns = {
+  /** Account changes a person was asked to confirm: single use, short-lived. */
+  agent_confirmations: {
+    id: text(),
+    /** Keyed hash of the speaker's assistantId and the conversation: only they can confirm it. */
+    owner_hash: text(),
+    tool: text(),
+    /** The tool's arguments as JSON, sealed with AES-256-GCM (associated data: the id). */
+    arguments_sealed: text(),
+    /** SHA-256 of the tool and its canonical arguments: what the confirmation is bound to. */
+    arguments_hash: text(),
+    created_at: bigint(),
+    expires_at: bigint(),
+    /** When it was confirmed or cancelled; a settled request never runs again. */
+    settled_at: nullable(bigint()),
+  },
+} as const satisfies SchemaColumns;
+
+export type AgentTables = TableTypes<typeof agentColumns>;

@@ -1,0 +1,148 @@
+import type { Core } from '../../core/core.ts';
+import type { DelegationScope } from '../../core/delegation.ts';
+import { type ErrorBody, ProblemError } from '../../core/errors.ts';
+import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import { AgentConfigException, AgentExternalServiceException } from '../exceptions.ts';
+
+/** A device as the assistant's tools see it (client-api's DeviceBase). */
+export interface AccountDevice {
+  mediaPlayerId: string;
+  name: string;
+  deviceClass: string;
+  enabled: boolean;
+  playing: boolean;
+}
+
+/** A refusal of client-api the person can act on (an unknown device, the device limit…). */
+export interface AccountRefusal {
+  status: number;
+  type: string;
+}
+
+export type AccountChange = { ok: true } | { ok: false; refusal: AccountRefusal };
+
+/** The account actions, on one linked account, with a delegated token. */
+export interface AccountSession {
+  readonly accountNumber: string;
+  devices(): Promise<AccountDevice[]>;
+  /** The mediaPlayerIds playing now. */
+  playing(): Promise<string[]>;
+  rename(mediaPlayerId: string, name: string): Promise<AccountChange>;
+  setEnabled(mediaPlayerId: string, enabled: boolean): Promise<AccountChange>;
+  /** Closes every session of the device: its tokens are refused at once. */
+  signOut(mediaPlayerId: string): Promise<AccountChange>;
+}
+
+export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };
+
+export interface AccountClient {
+  /** The speaker's linked account, or `linked: false` when the person has not linked one. */
+  forSpeaker(assistantId: string): Promise<SessionOutcome>;
+}
+
+interface DelegationAnswer {
+  token: string;
+  accountNumber: string;
+  expiresIn: number;
+}
+
+const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write'];
+/** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
+const REFUSALS = [400, 404, 409];
+
+function errorType(body: unknown): string {
+  return (body as Partial<ErrorBody> | undefined)?.errors?.[0]?.type ?? 'UNKNOWN';
+}
+
+/** A failure of a service the agent called, with the family's error type as its service_error_code. */
+function external(service: string, error: unknown): never {
+  if (error instanceof AgentExternalServiceException) throw error;
+  const code = error instanceof ProblemError ? error.type : 'UNREACHABLE';
+  throw new AgentExternalServiceException(`The ${service} service could not complete the account action.`, {
+    service_name: service,
+    service_error_code: code,
+    cause: error,
+  });
+}
+
+/**
+ * The agents server acting for a linked person: it asks assistant-auth for a delegated token (with the
+ * runtime key ASSISTANT_RUNTIME_KEY) and calls client-api with it. A token is reused until 30 s before
+ * it expires.
+ */
+export function createAccountClient(core: Core): AccountClient {
+  const timeoutMs = core.config.SUBSYSTEM_TIMEOUT_MS;
+  const cached = new Map<string, { answer: DelegationAnswer; until: number }>();
+  const base = (name: 'assistant-auth' | 'client-api') => core.serviceUrl(name).replace(/\/+$/, '');
+
+  async function delegation(assistantId: string): Promise<DelegationAnswer | undefined> {
+    const hit = cached.get(assistantId);
+    if (hit && hit.until > Date.now()) return hit.answer;
+    const key = core.config.ASSISTANT_RUNTIME_KEY;
+    if (!key) {
+      throw new AgentConfigException(
+        'ASSISTANT_RUNTIME_KEY is not set: the agents server cannot act on linked accounts.',
+      );
+    }
+    const answer = await callSubsystem<DelegationAnswer>(
+      {
+        subsystem: 'assistant-auth',
+        url: `${base('assistant-auth')}/users/${encodeURIComponent(assistantId)}/delegations`,
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        body: { audience: 'client-api', scope: SCOPES },
+        timeoutMs,
+      },
+      [404, 409, 410],
+    ).catch((error: unknown) => external('assistant-auth', error));
+    if (answer.status !== 201 || answer.body === undefined) {
+      cached.delete(assistantId);
+      return undefined;
+    }
+    if (cached.size > 10_000) cached.clear();
+    cached.set(assistantId, { answer: answer.body, until: Date.now() + (answer.body.expiresIn - 30) * 1000 });
+    return answer.body;
+  }
+
+  function sessionFor({ token, accountNumber }: DelegationAnswer): AccountSession {
+    const account = `${base('client-api')}${core.config.CLIENT_API_BASE_PATH}/accounts/${encodeURIComponent(accountNumber)}`;
+    const call = <T>(path: string, method = 'GET', accept: number[] = [], body?: unknown) =>
+      callSubsystem<T>(
+        {
+          subsystem: 'client-api',
+          url: `${account}${path}`,
+          method,
+          headers: { authorization: `Bearer ${token}` },
+          body,
+          timeoutMs,
+        },
+        accept,
+      ).catch((error: unknown) => external('client-api', error));
+    const change = async (path: string, method: string, body?: unknown): Promise<AccountChange> => {
+      const answer = await call<unknown>(path, method, REFUSALS, body);
+      if (answer.status < 300) return { ok: true };
+      return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
+    };
+    const device = (id: string) => `/devices/${encodeURIComponent(id)}`;
+    return {
+      accountNumber,
+      async devices() {
+        return (await call<AccountDevice[]>('/devices')).body ?? [];
+      },
+      async playing() {
+        return (await call<string[]>('/devices/playing')).body ?? [];
+      },
+      // The body is the bare new name, a JSON string.
+      rename: (id, name) => change(`${device(id)}/name`, 'PUT', name),
+      setEnabled: (id, enabled) => change(`${device(id)}/enabled/${enabled}`, 'PUT'),
+      signOut: (id) => change(`${device(id)}/sessions`, 'DELETE'),
+    };
+  }
+
+  return {
+    async forSpeaker(assistantId) {
+      const answer = await delegation(assistantId);
+      return answer ? { linked: true, session: sessionFor(answer) } : { linked: false };
+    },
+  };
+}

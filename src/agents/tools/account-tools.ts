@@ -1,0 +1,220 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import Value from 'typebox/value';
+import type { AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
+import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
+
+/**
+ * The account actions the assistant offers a linked person, one typed set for every agent: the rule-based
+ * agent calls them by intent, the chat agent offers them to its model (their parameters are JSON Schema,
+ * as the OpenAI tools API takes them). Read-only tools run at once; changing ones first answer a
+ * confirmation request, and run only when that request is confirmed (confirmations.ts).
+ */
+
+const deviceArgument = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: 'The device: its name as the person says it (matched loosely) or its mediaPlayerId.',
+});
+
+export const accountToolSpecs = {
+  list_devices: {
+    description: "Lists the devices of the person's pay-TV account: name, whether enabled, whether playing.",
+    parameters: Type.Object({}, { additionalProperties: false }),
+    changes: false,
+  },
+  whats_playing: {
+    description: 'Tells which devices of the account are playing something now.',
+    parameters: Type.Object({}, { additionalProperties: false }),
+    changes: false,
+  },
+  rename_device: {
+    description: 'Renames a device of the account (asks the person to confirm first).',
+    parameters: Type.Object(
+      {
+        device: deviceArgument,
+        name: Type.String({ minLength: 1, maxLength: 64, description: 'The new name.' }),
+      },
+      { additionalProperties: false },
+    ),
+    changes: true,
+  },
+  set_device_enabled: {
+    description: 'Enables or disables a device of the account (asks the person to confirm first).',
+    parameters: Type.Object(
+      { device: deviceArgument, enabled: Type.Boolean() },
+      { additionalProperties: false },
+    ),
+    changes: true,
+  },
+  sign_out_device: {
+    description:
+      'Signs a device out: closes its sessions, so it must sign in again (asks the person to confirm first).',
+    parameters: Type.Object({ device: deviceArgument }, { additionalProperties: false }),
+    changes: true,
+  },
+} as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
+
+export type AccountToolName = keyof typeof accountToolSpecs;
+export type AccountToolArguments<N extends AccountToolName> = Static<
+  (typeof accountToolSpecs)[N]['parameters']
+>;
+export const accountToolNames = Object.keys(accountToolSpecs) as AccountToolName[];
+
+export const isAccountTool = (name: string): name is AccountToolName => Object.hasOwn(accountToolSpecs, name);
+
+/** What a tool call came to; each agent says it in its own words (or hands it to its model as JSON). */
+export type ToolResult =
+  | { status: 'devices'; devices: AccountDevice[] }
+  | { status: 'playing'; devices: AccountDevice[] }
+  | {
+      status: 'confirmation_required';
+      action: ConfirmableAction;
+      confirmation: { id: string; expiresAt: string };
+    }
+  | { status: 'done'; action: ConfirmableAction }
+  | { status: 'refused'; action: ConfirmableAction; refusal: AccountRefusal }
+  | { status: 'device_not_found'; device: string; devices: string[] }
+  | { status: 'device_ambiguous'; device: string; candidates: string[] }
+  | { status: 'invalid_arguments'; tool: string; problems: string[] }
+  | { status: 'unknown_tool'; tool: string }
+  | { status: 'nothing_to_confirm' };
+
+/** A changing action with the device it names, resolved: what the person confirms. */
+export type ConfirmableAction =
+  | { tool: 'rename_device'; mediaPlayerId: string; deviceName: string; name: string }
+  | { tool: 'set_device_enabled'; mediaPlayerId: string; deviceName: string; enabled: boolean }
+  | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string };
+
+/** Lower case, no accents, no punctuation, single spaces: how device names are compared. */
+export function normalizeName(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/** Words that name no device: articles and possessives. */
+const STOP_WORDS = new Set(['the', 'my', 'el', 'la', 'los', 'las', 'mi', 'mis', 'del', 'de', 'en']);
+/** Words that fit many devices: used only when nothing more specific was said. */
+const GENERIC_WORDS = new Set(['tv', 'tele', 'television', 'device', 'dispositivo', 'box', 'deco']);
+const wordsOf = (text: string) =>
+  normalizeName(text)
+    .split(' ')
+    .filter((word) => word && !STOP_WORDS.has(word));
+
+export type DeviceMatch =
+  | { kind: 'one'; device: AccountDevice }
+  | { kind: 'none' }
+  | { kind: 'many'; candidates: AccountDevice[] };
+
+/**
+ * The device a person means: its exact id, else the one whose name equals what they said, else the ones
+ * whose name contains all their words (or whose words all appear in what they said).
+ */
+export function matchDevice(devices: AccountDevice[], said: string): DeviceMatch {
+  const byId = devices.find((device) => device.mediaPlayerId === said);
+  if (byId) return { kind: 'one', device: byId };
+  const wanted = normalizeName(said);
+  const exact = devices.filter((device) => normalizeName(device.name) === wanted);
+  if (exact.length === 1 && exact[0]) return { kind: 'one', device: exact[0] };
+  const allWords = wordsOf(said);
+  const specific = allWords.filter((word) => !GENERIC_WORDS.has(word));
+  // Only generic words ("the TV"): every device whose name holds them all is a candidate.
+  const saidWords = specific.length > 0 ? specific : allWords;
+  if (saidWords.length === 0) return { kind: 'none' };
+  const loose = devices.filter((device) => {
+    const nameWords = wordsOf(device.name);
+    if (nameWords.length === 0) return false;
+    return (
+      saidWords.every((word) => nameWords.some((name) => name.startsWith(word))) ||
+      nameWords.every((name) => saidWords.includes(name))
+    );
+  });
+  if (loose.length === 1 && loose[0]) return { kind: 'one', device: loose[0] };
+  return loose.length === 0 ? { kind: 'none' } : { kind: 'many', candidates: loose };
+}
+
+/** Runs the account tools for one person in one conversation. */
+export function createAccountTools(
+  session: AccountSession,
+  confirmations: Confirmations,
+  owner: ConfirmationOwner,
+) {
+  async function withPlaying(): Promise<AccountDevice[]> {
+    const [devices, playing] = await Promise.all([session.devices(), session.playing()]);
+    const now = new Set(playing);
+    return devices.map((device) => ({ ...device, playing: device.playing || now.has(device.mediaPlayerId) }));
+  }
+
+  async function resolve(said: string): Promise<AccountDevice | ToolResult> {
+    const devices = await session.devices();
+    const match = matchDevice(devices, said);
+    if (match.kind === 'one') return match.device;
+    if (match.kind === 'many') {
+      return {
+        status: 'device_ambiguous',
+        device: said,
+        candidates: match.candidates.map((device) => device.name),
+      };
+    }
+    return { status: 'device_not_found', device: said, devices: devices.map((device) => device.name) };
+  }
+
+  async function execute(action: ConfirmableAction): Promise<ToolResult> {
+    const outcome =
+      action.tool === 'rename_device'
+        ? await session.rename(action.mediaPlayerId, action.name)
+        : action.tool === 'set_device_enabled'
+          ? await session.setEnabled(action.mediaPlayerId, action.enabled)
+          : await session.signOut(action.mediaPlayerId);
+    return outcome.ok ? { status: 'done', action } : { status: 'refused', action, refusal: outcome.refusal };
+  }
+
+  return {
+    /** Calls a tool by name with the arguments a model or an intent produced (checked against its schema). */
+    async call(tool: string, args: unknown): Promise<ToolResult> {
+      if (!isAccountTool(tool)) return { status: 'unknown_tool', tool };
+      const spec = accountToolSpecs[tool];
+      if (!Value.Check(spec.parameters, args)) {
+        const problems = [...Value.Errors(spec.parameters, args)].map(
+          (error) => `${error.instancePath || '/'} ${error.message}`,
+        );
+        return { status: 'invalid_arguments', tool, problems };
+      }
+      if (tool === 'list_devices') return { status: 'devices', devices: await withPlaying() };
+      if (tool === 'whats_playing') {
+        return { status: 'playing', devices: (await withPlaying()).filter((device) => device.playing) };
+      }
+      const { device: said } = args as { device: string };
+      const device = await resolve(said);
+      if ('status' in device) return device;
+      const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
+      const action: ConfirmableAction =
+        tool === 'rename_device'
+          ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
+          : tool === 'set_device_enabled'
+            ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
+            : { tool: 'sign_out_device', ...target };
+      const pending = await confirmations.request(owner, action.tool, { ...action });
+      return {
+        status: 'confirmation_required',
+        action,
+        confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
+      };
+    },
+
+    /** The person said yes: runs the pending action of this conversation, if one is still valid. */
+    async confirm(hash?: string): Promise<ToolResult> {
+      const pending: PendingAction | undefined = await confirmations.confirm(owner, hash);
+      if (!pending) return { status: 'nothing_to_confirm' };
+      return execute(pending.arguments as ConfirmableAction);
+    },
+
+    /** The person said no, or asked something else: nothing pending runs. */
+    cancel: () => confirmations.cancel(owner),
+  };
+}
+
+export type AccountTools = ReturnType<typeof createAccountTools>;

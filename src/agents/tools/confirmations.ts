@@ -1,0 +1,151 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Core } from '../../core/core.ts';
+import { decrypt, encrypt, keyedHash } from '../../core/secrets.ts';
+import type { AgentTables } from '../tables.ts';
+
+/** A changing tool runs only if the person confirms within this time. */
+export const CONFIRMATION_TTL_MS = 120_000;
+
+/** Who may confirm: the person speaking, in that conversation. */
+export interface ConfirmationOwner {
+  assistantId: string;
+  conversationId: string;
+}
+
+export interface PendingAction {
+  id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** SHA-256 (hex) of the tool and its canonical arguments. */
+  hash: string;
+  expiresAt: number;
+}
+
+/** JSON with object keys sorted, so equal arguments always hash alike. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function actionHash(tool: string, args: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(`${tool}\n${canonical(args)}`)
+    .digest('hex');
+}
+
+/**
+ * Confirmation requests in the store, so any process of the agents server can settle them: each is bound
+ * to the hash of its tool and arguments, lives CONFIRMATION_TTL_MS, and is settled once (a conditional
+ * update: of two concurrent confirmations only one runs the action). A newer request, a "no" or any other
+ * turn cancels the ones pending in that conversation.
+ */
+export function createConfirmations(core: Core, now: () => number = Date.now) {
+  const db = core.database.db.withTables<AgentTables>();
+  const ownerHash = (owner: ConfirmationOwner) =>
+    keyedHash(core.key('agent-confirmation-owner'), `${owner.assistantId}\n${owner.conversationId}`);
+  const sealKey = () => core.key('agent-confirmation-arguments');
+
+  async function cancelPending(owner: ConfirmationOwner): Promise<number> {
+    const result = await db
+      .updateTable('agent_confirmations')
+      .set({ settled_at: now() })
+      .where('owner_hash', '=', ownerHash(owner))
+      .where('settled_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  return {
+    /** Records a request (cancelling any other pending in the conversation); answers what to confirm. */
+    async request(
+      owner: ConfirmationOwner,
+      tool: string,
+      args: Record<string, unknown>,
+    ): Promise<PendingAction> {
+      await cancelPending(owner);
+      const id = randomUUID();
+      const at = now();
+      const pending: PendingAction = {
+        id,
+        tool,
+        arguments: args,
+        hash: actionHash(tool, args),
+        expiresAt: at + CONFIRMATION_TTL_MS,
+      };
+      await db
+        .insertInto('agent_confirmations')
+        .values({
+          id,
+          owner_hash: ownerHash(owner),
+          tool,
+          arguments_sealed: encrypt(sealKey(), JSON.stringify(args), id),
+          arguments_hash: pending.hash,
+          created_at: at,
+          expires_at: pending.expiresAt,
+          settled_at: null,
+        })
+        .execute();
+      // Settled rows are kept a day at most: nothing reads them, they only make a replay visible in logs.
+      await db
+        .deleteFrom('agent_confirmations')
+        .where('expires_at', '<', at - 86_400_000)
+        .execute();
+      return pending;
+    },
+
+    /**
+     * Settles the newest pending request of the conversation and answers it, if it is unexpired and its
+     * arguments still hash to what was asked (`hash`, when the caller names one); undefined otherwise.
+     */
+    async confirm(owner: ConfirmationOwner, hash?: string): Promise<PendingAction | undefined> {
+      const at = now();
+      const row = await db
+        .selectFrom('agent_confirmations')
+        .selectAll()
+        .where('owner_hash', '=', ownerHash(owner))
+        .where('settled_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const settled = await db
+        .updateTable('agent_confirmations')
+        .set({ settled_at: at })
+        .where('id', '=', row.id)
+        .where('settled_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(settled.numUpdatedRows) !== 1 || row.expires_at <= at) return undefined;
+      const args = JSON.parse(decrypt(sealKey(), row.arguments_sealed, row.id).toString('utf8')) as Record<
+        string,
+        unknown
+      >;
+      const actual = actionHash(row.tool, args);
+      if (actual !== row.arguments_hash || (hash !== undefined && hash !== actual)) return undefined;
+      return { id: row.id, tool: row.tool, arguments: args, hash: actual, expiresAt: row.expires_at };
+    },
+
+    /** Cancels what is pending in the conversation; answers whether anything was. */
+    async cancel(owner: ConfirmationOwner): Promise<boolean> {
+      return (await cancelPending(owner)) > 0;
+    },
+
+    /** Whether a request is pending (unexpired) in the conversation. */
+    async pending(owner: ConfirmationOwner): Promise<boolean> {
+      const row = await db
+        .selectFrom('agent_confirmations')
+        .select('id')
+        .where('owner_hash', '=', ownerHash(owner))
+        .where('settled_at', 'is', null)
+        .where('expires_at', '>', now())
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}
+
+export type Confirmations = ReturnType<typeof createConfirmations>;

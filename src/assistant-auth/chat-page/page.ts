@@ -18,10 +18,12 @@ export const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3h
 /**
  * What the page may do: its own scripts and style sheet (no inline script at all), the style elements
  * Web Chat creates (nonce'd, or empty), images as data: or blob: URLs (Web Chat's icons, previews of a
- * file being uploaded), and calls to itself and to the Direct Line service, over HTTP and its websocket.
+ * file being uploaded), and calls to itself, to a picked file's blob: URL and to the Direct Line service,
+ * over HTTP and its websocket.
  */
 export function chatPageCsp(settings: ChatPageSettings, nonce: string): string {
-  const connect = [...new Set(["'self'", ...settings.connectSources])].join(' ');
+  // blob: because the Direct Line client reads a picked file back from its blob: URL to upload it.
+  const connect = [...new Set(["'self'", 'blob:', ...settings.connectSources])].join(' ');
   return [
     "default-src 'none'",
     "script-src 'self'",

@@ -1,0 +1,147 @@
+import type { Browser, Page } from 'playwright-core';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** One message of the transcript as the person sees it. */
+export interface TranscriptEntry {
+  from: 'user' | 'bot';
+  text: string;
+}
+
+export interface WebChatPage {
+  page: Page;
+  /** Console errors, page errors, failed or ≥ 400 requests, and any request to a non-loopback host. */
+  problems: string[];
+  /** How many websockets the page opened so far (Web Chat's Direct Line streams). */
+  socketsOpened(): number;
+  /** Types into Web Chat's send box and presses Enter. */
+  send(text: string): Promise<void>;
+  /** Waits until a bot message matching `pattern` is in the transcript; returns its text. */
+  botSays(pattern: RegExp): Promise<string>;
+  transcript(): Promise<TranscriptEntry[]>;
+  /** The activity statuses that tell the person a message was not sent ("Send failed. Retry."). */
+  failedSends(): Promise<string[]>;
+  /** Closes every open websocket of the page from the page's side; returns how many were open. */
+  dropSockets(): Promise<number>;
+  /** Waits until Web Chat says it is connected (its screen-reader connectivity status). */
+  connected(): Promise<void>;
+  /** Picks a file with Web Chat's upload button (its hidden file input); the next send carries it. */
+  upload(file: { name: string; mimeType: string; buffer: Buffer }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Before any script of the page: keeps a list of the websockets the page opens, so a test can drop them
+ * as a network failure would. The constructor is the native one, subclassed without changing behaviour.
+ * A string, not a function: the test's TypeScript loader may add helpers a page does not have.
+ */
+const TRACK_SOCKETS = `(() => {
+  const opened = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(url, protocols);
+      opened.push(this);
+    }
+  };
+  Object.defineProperty(window, '__openedSockets', { value: opened });
+})();`;
+
+/** Opens the chat page (`<serviceUrl>/chat`) in a fresh context and waits until Web Chat is connected. */
+export async function openWebChatPage(
+  browser: Browser,
+  serviceUrl: string,
+  options: { transport?: 'websocket' | 'polling' } = {},
+): Promise<WebChatPage> {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 760 }, locale: 'en-US' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  let sockets = 0;
+  await page.addInitScript(TRACK_SOCKETS);
+  // Nothing may leave the machine: such a request is recorded and never sent.
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || LOOPBACK.has(url.hostname)) {
+      return route.continue();
+    }
+    problems.push(`request to a non-loopback host: ${url.href}`);
+    return route.abort('blockedbyclient');
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`failed request: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  page.on('websocket', (socket) => {
+    sockets++;
+    if (!LOOPBACK.has(new URL(socket.url()).hostname)) problems.push(`websocket to ${socket.url()}`);
+  });
+
+  const query = options.transport === 'polling' ? '?transport=polling' : '';
+  const response = await page.goto(`${serviceUrl}/chat${query}`, { waitUntil: 'load' });
+  if (response?.status() !== 200) throw new Error(`GET ${serviceUrl}/chat answered ${response?.status()}`);
+
+  const input = page.locator('[data-id="webchat-sendbox-input"]');
+  const bubbles = page.locator('.webchat__bubble');
+  const chat: WebChatPage = {
+    page,
+    problems,
+    socketsOpened: () => sockets,
+    async connected() {
+      await page
+        .getByText('Connectivity Status: Connected', { exact: true })
+        .waitFor({ state: 'attached', timeout: 15_000 });
+    },
+    async send(text) {
+      await input.fill(text);
+      await input.press('Enter');
+    },
+    async botSays(pattern) {
+      const bubble = page
+        .locator('.webchat__bubble:not(.webchat__bubble--from-user) .webchat__bubble__content')
+        .filter({ hasText: pattern })
+        .last();
+      await bubble.waitFor({ timeout: 15_000 });
+      return (await bubble.innerText()).trim();
+    },
+    transcript: () =>
+      bubbles.evaluateAll((elements) =>
+        elements.map((element) => ({
+          from: element.classList.contains('webchat__bubble--from-user')
+            ? ('user' as const)
+            : ('bot' as const),
+          text:
+            (element.querySelector('.webchat__bubble__content') as HTMLElement | null)?.innerText.trim() ??
+            '',
+        })),
+      ),
+    failedSends: () =>
+      page
+        .locator('.webchat__activity-status')
+        .filter({ hasText: /send failed/i })
+        .allInnerTexts(),
+    dropSockets: () =>
+      page.evaluate(() => {
+        const opened = (window as unknown as { __openedSockets: WebSocket[] }).__openedSockets;
+        const open = opened.filter((socket) => socket.readyState === WebSocket.OPEN);
+        for (const socket of open) socket.close();
+        return open.length;
+      }),
+    async upload(file) {
+      await page.locator('input[type="file"]').setInputFiles(file);
+      // The attach button shows it holds a file once Web Chat has read it (and made its thumbnail).
+      await page
+        .locator('.webchat__upload-button .webchat__attachment-icon--checked')
+        .waitFor({ timeout: 5_000 });
+    },
+    close: () => context.close(),
+  };
+  await input.waitFor({ timeout: 20_000 });
+  await chat.connected();
+  return chat;
+}

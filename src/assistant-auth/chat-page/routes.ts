@@ -38,6 +38,16 @@ export function chatPageRoutes(app: App, { core, access, channel }: AssistantAut
   const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
   const limiter = requestLimiter(core.config.CHAT_TOKEN_LIMIT, core.config.REQUEST_LIMIT_WINDOW);
 
+  // `npm start` prints where each service listens; this line tells where a person can talk to the assistant.
+  app.addHook('onListen', function (done) {
+    const address = this.server.address();
+    const host = core.config.HOST.includes(':') ? `[${core.config.HOST}]` : core.config.HOST;
+    const port = typeof address === 'object' && address ? address.port : core.config.ASSISTANT_AUTH_PORT;
+    const base = core.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://${host}:${port}`;
+    core.logger.info({ url: `${base}${CHAT_PATH}` }, 'chat page: talk to the assistant in a browser');
+    done();
+  });
+
   app.get(CHAT_PATH, { schema: { hide: true } }, async (_request, reply) => {
     const nonce = newNonce();
     return reply

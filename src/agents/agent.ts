@@ -1,9 +1,14 @@
 import { AgentNotFoundException } from './exceptions.ts';
+import type { AnswerAttachment, SuggestedActions, TurnAttachment } from './schemas.ts';
 
 /** One turn of a conversation, as an agent receives it. */
 export interface AgentTurn {
   input: string;
   conversationId?: string;
+  /** The user's locale, when the channel knows it. */
+  locale?: string;
+  /** Files the user sent with this turn. */
+  attachments?: TurnAttachment[];
   /** Aborted when the caller goes away: pass it to every call the agent makes. */
   signal: AbortSignal;
 }
@@ -12,6 +17,9 @@ export interface AgentAnswer {
   output: string;
   /** The model that answered, when there is one. */
   model?: string;
+  /** Quick replies the channel offers with the answer (Direct Line renders them as buttons). */
+  suggestedActions?: SuggestedActions;
+  attachments?: AnswerAttachment[];
 }
 
 /**

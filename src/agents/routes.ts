@@ -39,10 +39,13 @@ function view(agent: Agent): AgentView {
 }
 
 /** The invoke body, checked against its schema before it is sent (Fastify only serialises). */
-function answerBody(agent: Agent, request: InvokeRequest, output: string, model?: string): InvokeResponse {
+function answerBody(agent: Agent, request: InvokeRequest, answer: AgentAnswer): InvokeResponse {
+  const { output, model, suggestedActions, attachments } = answer;
   const body: InvokeResponse = { agent: agent.name, output };
   if (request.conversationId !== undefined) body.conversationId = request.conversationId;
   if (model !== undefined) body.model = model;
+  if (suggestedActions !== undefined) body.suggestedActions = suggestedActions;
+  if (attachments !== undefined) body.attachments = attachments;
   if (!Value.Check(invokeResponseSchema, body)) {
     throw new ResponseValidationError(Value.Errors(invokeResponseSchema, body));
   }
@@ -50,7 +53,14 @@ function answerBody(agent: Agent, request: InvokeRequest, output: string, model?
 }
 
 function turnOf(request: InvokeRequest, signal: AbortSignal): AgentTurn {
-  return { input: request.input, conversationId: request.conversationId, signal };
+  const { input, conversationId, locale, attachments } = request;
+  return {
+    input,
+    conversationId,
+    signal,
+    ...(locale ? { locale } : {}),
+    ...(attachments ? { attachments } : {}),
+  };
 }
 
 /** The routes of the agents server, top to bottom. */
@@ -103,7 +113,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
       } catch (error) {
         return abandonIfClientGone(request, reply, signal, error);
       }
-      return answerBody(agent, request.body, answer.output, answer.model);
+      return answerBody(agent, request.body, answer);
     },
   );
 
@@ -142,7 +152,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
         return abandonIfClientGone(request, reply, signal, error);
       }
       const events = streamEvents(request, signal, first, chunks, (output) =>
-        answerBody(agent, request.body, output),
+        answerBody(agent, request.body, { output }),
       );
       return (
         reply

@@ -18,17 +18,63 @@ export const agentSchema = Type.Object(
 
 export const agentListSchema = Type.Object({ agents: Type.Array(agentSchema) }, { $id: 'AgentList' });
 
+/** A file the user sent with the turn; the channel serves it at `contentUrl` without other credentials. */
+export const turnAttachmentSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    contentType: Type.String({ minLength: 1, maxLength: 256 }),
+    size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
+    contentUrl: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { $id: 'TurnAttachment' },
+);
+
 export const invokeRequestSchema = Type.Object(
   {
-    input: Type.String({ minLength: 1, maxLength: 8000, description: 'What the user said.' }),
+    input: Type.String({
+      minLength: 1,
+      maxLength: 8000,
+      description: 'What the user said; for a message of files alone, their names.',
+    }),
     conversationId: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9._:|-]{1,128}$',
         description: 'The caller’s conversation, echoed back (agents keep no state between turns).',
       }),
     ),
+    locale: Type.Optional(
+      Type.String({ maxLength: 64, description: 'The user’s locale (`es-ES`), when the channel knows it.' }),
+    ),
+    attachments: Type.Optional(Type.Array(turnAttachmentSchema, { maxItems: 32 })),
   },
   { $id: 'InvokeRequest', description: 'Unknown fields are ignored.' },
+);
+
+/** A button offered with the answer (Bot Framework's CardAction); Direct Line clients show it. */
+const cardActionSchema = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: 64, description: '`imBack`, `postBack`, `messageBack`, …' }),
+    title: Type.Optional(Type.String({ maxLength: 256 })),
+    value: Type.Optional(Type.Unknown()),
+    text: Type.Optional(Type.String({ maxLength: 1024 })),
+    displayText: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { $id: 'CardAction' },
+);
+
+export const suggestedActionsSchema = Type.Object(
+  { actions: Type.Array(cardActionSchema, { minItems: 1, maxItems: 16 }) },
+  { $id: 'SuggestedActions', description: 'Quick replies offered with the answer (e.g. yes / no).' },
+);
+
+export const answerAttachmentSchema = Type.Object(
+  {
+    contentType: Type.String({ minLength: 1, maxLength: 256 }),
+    contentUrl: Type.Optional(Type.String({ maxLength: 4096 })),
+    content: Type.Optional(Type.Unknown({ description: 'A card, for card content types.' })),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  { $id: 'AnswerAttachment' },
 );
 
 export const invokeResponseSchema = Type.Object(
@@ -37,6 +83,8 @@ export const invokeResponseSchema = Type.Object(
     output: Type.String({ description: 'The agent’s answer.' }),
     conversationId: Type.Optional(Type.String()),
     model: Type.Optional(Type.String({ description: 'The model that answered, for model-backed agents.' })),
+    suggestedActions: Type.Optional(suggestedActionsSchema),
+    attachments: Type.Optional(Type.Array(answerAttachmentSchema, { maxItems: 32 })),
   },
   { $id: 'InvokeResponse' },
 );
@@ -44,6 +92,9 @@ export const invokeResponseSchema = Type.Object(
 export type AgentView = Static<typeof agentSchema>;
 export type InvokeRequest = Static<typeof invokeRequestSchema>;
 export type InvokeResponse = Static<typeof invokeResponseSchema>;
+export type TurnAttachment = Static<typeof turnAttachmentSchema>;
+export type SuggestedActions = Static<typeof suggestedActionsSchema>;
+export type AnswerAttachment = Static<typeof answerAttachmentSchema>;
 
 /** The `data` of the stream's events. */
 export const streamEventsDescription = [

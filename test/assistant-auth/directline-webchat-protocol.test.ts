@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import XMLHttpRequest from 'xhr2';
@@ -33,10 +35,14 @@ interface SeenActivity {
 const claims = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
 
-async function until<T>(find: () => T | undefined, what: string, timeoutMs = 30000): Promise<T> {
+async function until<T>(
+  find: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 30000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = find();
+    const found = await find();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -253,5 +259,105 @@ describe('embedded Direct Line as Web Chat and DirectLineJS speak it', () => {
       }
       assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /POST/, path);
     }
+  });
+});
+
+describe('embedded Direct Line: what the agent answers besides text reaches the activity', () => {
+  let agents: Server;
+  let core: TestCore;
+  let close: () => Promise<void>;
+  let base: string;
+  let secret: string;
+  /** What the fake agents server answers next, and what it was asked. */
+  let next: { status: number; body: unknown } = { status: 200, body: {} };
+  const asked: unknown[] = [];
+
+  before(async () => {
+    agents = createServer((request, response) => {
+      let raw = '';
+      request.on('data', (chunk) => {
+        raw += chunk;
+      });
+      request.on('end', () => {
+        asked.push(JSON.parse(raw));
+        response.writeHead(next.status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(next.body));
+      });
+    });
+    await new Promise<void>((resolve) => agents.listen(0, '127.0.0.1', resolve));
+    const { port } = agents.address() as AddressInfo;
+    ({ core, close } = await startTestFamily(['assistant-auth'], { AGENTS_URL: `http://127.0.0.1:${port}` }));
+    base = core.serviceUrl('assistant-auth');
+    secret = core.key('directline-secret').toString('base64url');
+  });
+  after(async () => {
+    await close();
+    await new Promise((resolve) => agents.close(resolve));
+  });
+
+  async function say(text: string): Promise<SeenActivity & Record<string, unknown>> {
+    const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
+    const started = await fetch(`${base}/v3/directline/conversations`, {
+      method: 'POST',
+      headers,
+      body: '{}',
+    });
+    const { conversationId } = (await started.json()) as ConversationAnswer;
+    const path = `${base}/v3/directline/conversations/${conversationId}/activities`;
+    const posted = await fetch(path, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'message', text, locale: 'es-ES' }),
+    });
+    const { id } = (await posted.json()) as { id: string };
+    return until(async () => {
+      const listed = (await (await fetch(path, { headers })).json()) as {
+        activities: Array<SeenActivity & Record<string, unknown>>;
+      };
+      return listed.activities.find((activity) => activity.replyToId === id);
+    }, 'the answer');
+  }
+
+  it('carries suggestedActions and attachments from the invoke answer to the bot activity', async () => {
+    const suggestedActions = {
+      actions: [
+        { type: 'imBack', title: 'Sí', value: 'sí' },
+        { type: 'imBack', title: 'No', value: 'no' },
+      ],
+    };
+    const attachments = [
+      {
+        contentType: 'application/vnd.microsoft.card.hero',
+        content: { title: 'Salón', text: 'Decodificador' },
+      },
+    ];
+    next = {
+      status: 200,
+      body: { agent: 'assistant', output: '¿Desactivo el salón?', suggestedActions, attachments },
+    };
+    const answer = await say('desactiva el salón');
+    assert.equal(answer.text, '¿Desactivo el salón?');
+    assert.deepEqual(answer.suggestedActions, suggestedActions);
+    assert.deepEqual(answer.attachments, attachments);
+    const call = asked.at(-1) as { input: string; locale?: string };
+    assert.equal(call.input, 'desactiva el salón');
+    assert.equal(call.locale, 'es-ES', 'the agent hears the user’s locale');
+  });
+
+  it('keeps the agents’ error contract, and refuses malformed suggestedActions as a subsystem failure', async () => {
+    const body = {
+      code: 'TOO_MANY_REQUESTS',
+      message: 'Slow down.',
+      errors: [{ type: 'AGENT_RATE_LIMIT', message: 'Slow down.' }],
+    };
+    next = { status: 429, body };
+    const limited = await say('hola');
+    assert.deepEqual(limited.value, body);
+    assert.equal(limited.suggestedActions, undefined);
+
+    next = { status: 200, body: { agent: 'assistant', output: 'x', suggestedActions: { actions: 'yes' } } };
+    const garbled = await say('hola');
+    assert.equal((garbled.value as ErrorBody).errors[0]?.type, 'SUBSYSTEM_ERROR');
+    assert.equal(garbled.suggestedActions, undefined);
   });
 });

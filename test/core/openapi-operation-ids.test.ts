@@ -106,8 +106,10 @@ describe('operation ids of the three API documents', () => {
     assert.deepEqual(directLine.map((op) => `${op.method} ${op.path}`).sort(), [
       'get /v3/directline/conversations/{conversationId}',
       'get /v3/directline/conversations/{conversationId}/activities',
+      'get /v3/directline/conversations/{conversationId}/files/{fileId}',
       'post /v3/directline/conversations',
       'post /v3/directline/conversations/{conversationId}/activities',
+      'post /v3/directline/conversations/{conversationId}/upload',
       'post /v3/directline/tokens/generate',
       'post /v3/directline/tokens/refresh',
     ]);

@@ -1,5 +1,6 @@
 import type { Agent, AgentTurn } from '../agent.ts';
 import { AgentValidationException } from '../exceptions.ts';
+import type { TurnAttachment } from '../schemas.ts';
 
 /** Facts of this deployment the answers quote, so they stay true when the operator changes them. */
 export interface AssistantFacts {
@@ -7,7 +8,7 @@ export interface AssistantFacts {
   deviceDeleteCooldownSeconds: number;
 }
 
-type Language = 'es' | 'en';
+export type Language = 'es' | 'en';
 
 interface Intent {
   name: string;
@@ -105,16 +106,60 @@ export function answerFor(input: string, facts: AssistantFacts): { intent: strin
     : { intent: 'fallback', output: fallback(language) };
 }
 
+/** `12 KB`, `1.5 MB` (`1,5 MB` in Spanish), `512 bytes`. */
+function fileSize(bytes: number, language: Language): string {
+  const figure = (value: number) => {
+    const rounded = String(Math.round(value * 10) / 10);
+    return language === 'es' ? rounded.replace('.', ',') : rounded;
+  };
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${figure(bytes / (1024 * 1024))} MB`;
+}
+
+/** "I received your file report.pdf (12 KB)." — each file by name and size, in the user's language. */
+export function acknowledgeFiles(files: readonly TurnAttachment[], language: Language): string {
+  const described = files.map((file) => `${file.name} (${fileSize(file.size, language)})`);
+  const last = described.pop() ?? '';
+  const list =
+    described.length > 0 ? `${described.join(', ')} ${language === 'es' ? 'y' : 'and'} ${last}` : last;
+  if (language === 'es')
+    return files.length === 1 ? `He recibido tu archivo ${list}.` : `He recibido tus archivos ${list}.`;
+  return files.length === 1 ? `I received your file ${list}.` : `I received your files ${list}.`;
+}
+
+/**
+ * A turn with files: their acknowledgement, then the answer to the words sent with them when those
+ * ask something the assistant knows (a message of files alone arrives as their names). The language
+ * is the words', or the user's locale when there are none.
+ */
+function answerWithFiles(turn: AgentTurn, files: readonly TurnAttachment[], facts: AssistantFacts): string {
+  const names = files.map((file) => file.name).join(', ');
+  const words = turn.input.trim() === names ? '' : turn.input.trim();
+  const language: Language = words
+    ? SPANISH.test(words)
+      ? 'es'
+      : 'en'
+    : turn.locale?.toLowerCase().startsWith('es')
+      ? 'es'
+      : 'en';
+  const acknowledgement = acknowledgeFiles(files, language);
+  if (!words) return acknowledgement;
+  const reply = answerFor(words, facts);
+  return reply.intent === 'fallback' ? acknowledgement : `${acknowledgement} ${reply.output}`;
+}
+
 /** The embedded default: rule-based, no network, answers in Spanish or English. */
 export function createAssistantAgent(facts: AssistantFacts): Agent {
   function answer(turn: AgentTurn): string {
     if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
+    if (turn.attachments?.length) return answerWithFiles(turn, turn.attachments, facts);
     return answerFor(turn.input, facts).output;
   }
   return {
     name: 'assistant',
     description:
-      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English. Needs no network.',
+      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent. Needs no network.',
     configured: () => true,
     async invoke(turn) {
       return { output: answer(turn) };

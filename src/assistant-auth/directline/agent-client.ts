@@ -1,16 +1,46 @@
+import Value from 'typebox/value';
 import type { Core } from '../../core/core.ts';
 import { type ErrorBody, errorBody, ProblemError } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
+import {
+  type ReplyAttachment,
+  replyAttachmentsSchema,
+  type SuggestedActions,
+  suggestedActionsSchema,
+} from './schemas.ts';
+
+/** What the agent hears of a file the user uploaded: its contentUrl needs no other credential. */
+export interface TurnFile {
+  name: string;
+  contentType: string;
+  size: number;
+  contentUrl: string;
+}
+
+/** The agent's answer as the channel carries it into a bot activity. */
+export interface AgentReply {
+  output: string;
+  suggestedActions?: SuggestedActions;
+  attachments?: ReplyAttachment[];
+}
 
 export type AgentOutcome =
-  | { ok: true; output: string }
+  | ({ ok: true } & AgentReply)
   | { ok: false; status: number; body: ErrorBody; retryAfter?: string };
+
+export interface AgentCall {
+  input: string;
+  conversationId: string;
+  userId: string;
+  locale?: string;
+  attachments?: TurnFile[];
+}
 
 export interface AgentClient {
   /** How long one call may take before it counts as failed (502). */
   readonly timeoutMs: number;
-  invoke(call: { input: string; conversationId: string; userId: string }): Promise<AgentOutcome>;
+  invoke(call: AgentCall): Promise<AgentOutcome>;
 }
 
 /** Audience the agents server checks in the assistant's JWTs. */
@@ -33,6 +63,22 @@ const subsystemFailure = (message: string): AgentOutcome => ({
   body: errorBody(502, 'SUBSYSTEM_ERROR', message),
 });
 
+/** The invoke answer's output, and its suggested actions and attachments when well formed. */
+function replyOf(body: unknown): AgentOutcome {
+  const { output, suggestedActions, attachments } = (body ?? {}) as Record<string, unknown>;
+  if (typeof output !== 'string') return subsystemFailure('The agents subsystem answered without output.');
+  if (suggestedActions !== undefined && !Value.Check(suggestedActionsSchema, suggestedActions))
+    return subsystemFailure('The agents subsystem answered malformed suggestedActions.');
+  if (attachments !== undefined && !Value.Check(replyAttachmentsSchema, attachments))
+    return subsystemFailure('The agents subsystem answered malformed attachments.');
+  return {
+    ok: true,
+    output,
+    ...(suggestedActions === undefined ? {} : { suggestedActions }),
+    ...(attachments === undefined ? {} : { attachments }),
+  };
+}
+
 /**
  * Calls `POST {AGENTS_URL}/agents/{DIRECTLINE_AGENT}/invoke` with a JWT the assistant signs. An answer in
  * the family error body is kept as the agent said it; an unreachable, slow or garbled server is 502.
@@ -44,7 +90,7 @@ export function createAgentClient(core: Core, signer: AssistantSigner): AgentCli
 
   return {
     timeoutMs,
-    async invoke({ input, conversationId, userId }) {
+    async invoke({ input, conversationId, userId, locale, attachments }) {
       const base = (core.config.AGENTS_URL ?? core.serviceUrl('agents')).replace(/\/+$/, '');
       const jwt = await signer.sign(
         { sub: userId, channel: 'directline', conversationId },
@@ -58,7 +104,12 @@ export function createAgentClient(core: Core, signer: AssistantSigner): AgentCli
             url: `${base}/agents/${agent}/invoke`,
             method: 'POST',
             headers: { authorization: `Bearer ${jwt}` },
-            body: { input, conversationId },
+            body: {
+              input,
+              conversationId,
+              ...(locale ? { locale } : {}),
+              ...(attachments?.length ? { attachments } : {}),
+            },
             timeoutMs,
           },
           ERROR_STATUSES,
@@ -78,10 +129,7 @@ export function createAgentClient(core: Core, signer: AssistantSigner): AgentCli
         const retryAfter = answer.headers.get('retry-after') ?? undefined;
         return { ok: false, status, body, ...(retryAfter ? { retryAfter } : {}) };
       }
-      const output = (answer.body as { output?: unknown } | undefined)?.output;
-      if (typeof output !== 'string')
-        return subsystemFailure('The agents subsystem answered without output.');
-      return { ok: true, output };
+      return replyOf(answer.body);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../../core/core.ts';
 import { errorBody } from '../../core/errors.ts';
-import type { AgentClient, AgentOutcome } from './agent-client.ts';
+import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
 import {
   type Binding,
   type ChannelCredentials,
@@ -10,9 +10,10 @@ import {
   newUserId,
 } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
-import type { ConversationRow, DirectLineRepository } from './repository.ts';
+import type { ConversationRow, DirectLineRepository, StoredFile } from './repository.ts';
 import type { Activity, ActivityInput, ConversationStartBody, StartBody } from './schemas.ts';
 import type { StreamHub } from './stream-hub.ts';
+import type { Upload } from './upload.ts';
 
 /** The assistant as a Direct Line participant. */
 export const BOT_ACCOUNT = { id: 'sintonia-assistant', name: 'Sintonia', role: 'bot' };
@@ -46,11 +47,35 @@ export function createConversationService(
   /** One agent call at a time per conversation, so answers come in the order of the questions. */
   const queues = new Map<string, Promise<void>>();
 
+  const publicBase = () =>
+    (core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')).replace(/\/+$/, '');
+
   function streamUrl(conversationId: string, ticket: string, afterSeq: number | undefined): string {
-    const base = (core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')).replace(/\/+$/, '');
     const query = new URLSearchParams({ t: ticket });
     if (afterSeq !== undefined) query.set('watermark', String(afterSeq));
-    return `${base.replace(/^http/, 'ws')}/v3/directline/conversations/${conversationId}/stream?${query}`;
+    return `${publicBase().replace(/^http/, 'ws')}/v3/directline/conversations/${conversationId}/stream?${query}`;
+  }
+
+  /** Where an uploaded file is served: signed, so a browser's <img src> needs no Authorization header. */
+  const filesPath = (conversationId: string) => `/v3/directline/conversations/${conversationId}/files/`;
+  function contentUrl(conversationId: string, fileId: string): string {
+    const t = credentials.fileSignature(conversationId, fileId);
+    return `${publicBase()}${filesPath(conversationId)}${fileId}?t=${t}`;
+  }
+
+  /** The files of a stored message the agent should hear of: those uploaded to this conversation. */
+  function turnFiles(message: Activity): TurnFile[] {
+    const prefix = `${publicBase()}${filesPath(message.conversation.id)}`;
+    return (message.attachments ?? []).flatMap((attachment) => {
+      const { name, contentType, contentUrl: url, size } = attachment;
+      return typeof url === 'string' &&
+        url.startsWith(prefix) &&
+        typeof name === 'string' &&
+        typeof contentType === 'string' &&
+        typeof size === 'number'
+        ? [{ name, contentType, size, contentUrl: url }]
+        : [];
+    });
   }
 
   async function conversationAnswer(row: ConversationRow, afterSeq?: number): Promise<ConversationAnswer> {
@@ -69,8 +94,18 @@ export function createConversationService(
     return row;
   }
 
-  function replyFrom(outcome: AgentOutcome): Pick<Activity, 'type' | 'text' | 'value' | 'channelData'> {
-    if (outcome.ok) return { type: 'message', text: outcome.output };
+  function replyFrom(
+    outcome: AgentOutcome,
+  ): Pick<Activity, 'type' | 'text' | 'value' | 'channelData' | 'suggestedActions' | 'attachments'> {
+    if (outcome.ok) {
+      const { output, suggestedActions, attachments } = outcome;
+      return {
+        type: 'message',
+        text: output,
+        ...(suggestedActions ? { suggestedActions } : {}),
+        ...(attachments ? { attachments } : {}),
+      };
+    }
     return {
       type: 'message',
       text: `The assistant could not answer: ${outcome.body.message}`,
@@ -107,8 +142,16 @@ export function createConversationService(
     typing();
     const repeat = setInterval(typing, TYPING_REPEAT_MS);
     try {
+      const files = turnFiles(message);
       const outcome = await agents
-        .invoke({ input: message.text ?? '', conversationId: row.id, userId: row.userId })
+        .invoke({
+          // A message of files alone is heard as their names: the agents' input is never empty.
+          input: message.text?.trim() || files.map((file) => file.name).join(', '),
+          conversationId: row.id,
+          userId: row.userId,
+          ...(message.locale ? { locale: message.locale } : {}),
+          ...(files.length > 0 ? { attachments: files } : {}),
+        })
         .catch((error: unknown): AgentOutcome => {
           logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
           return {
@@ -217,6 +260,68 @@ export function createConversationService(
       hub.notify(row.id);
       if (asksAgent) enqueueAnswer(row, activity, seq);
       return { id: activity.id };
+    },
+
+    /** Checks the caller may act on the conversation before an upload's body is read. */
+    async authorize(credential: Credential, conversationId: string): Promise<void> {
+      await conversationFor(credential, conversationId);
+    },
+
+    /**
+     * POST /conversations/{id}/upload: stores the files and one message naming them (the `activity`
+     * part's, its own attachments replaced), which the assistant agent answers like any message.
+     */
+    async upload(credential: Credential, conversationId: string, upload: Upload): Promise<{ id: string }> {
+      const row = await conversationFor(credential, conversationId);
+      const files: StoredFile[] = upload.files.map((file) => ({
+        id: randomBytes(16).toString('base64url'),
+        name: file.name,
+        contentType: file.contentType,
+        size: file.content.length,
+        content: file.content,
+      }));
+      const input = upload.activity ?? { type: 'message' };
+      const now = Date.now();
+      const { seq, activity } = await repository.append(
+        row.id,
+        now,
+        (id) => ({
+          ...input,
+          type: 'message',
+          attachments: files.map((file) => ({
+            contentType: file.contentType,
+            contentUrl: contentUrl(row.id, file.id),
+            name: file.name,
+            size: file.size,
+          })),
+          id,
+          timestamp: new Date(now).toISOString(),
+          channelId: 'directline',
+          conversation: { id: row.id },
+          from: { ...input.from, id: row.userId, role: 'user' },
+        }),
+        claim(),
+        files,
+      );
+      hub.notify(row.id);
+      enqueueAnswer(row, activity, seq);
+      return { id: activity.id };
+    },
+
+    /**
+     * An uploaded file, for its conversation only: by the contentUrl's signature `t` (a browser's <img>
+     * sends no Authorization header), or by the conversation's token or the secret.
+     */
+    async file(
+      conversationId: string,
+      fileId: string,
+      access: { signature: string } | { credential: Credential },
+    ): Promise<StoredFile> {
+      if ('signature' in access) credentials.verifyFileSignature(conversationId, fileId, access.signature);
+      else await conversationFor(access.credential, conversationId);
+      const file = await repository.findFile(conversationId, fileId);
+      if (!file) throw directLineErrors.DIRECTLINE_FILE_NOT_FOUND();
+      return file;
     },
 
     async list(credential: Credential, conversationId: string, watermark?: string) {

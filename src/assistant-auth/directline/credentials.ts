@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Core } from '../../core/core.ts';
 import { directLineErrors } from './errors.ts';
@@ -27,6 +27,10 @@ export interface ChannelCredentials {
   /** Reads `Authorization: Bearer …`; missing 401, anything not ours or expired 403. */
   authenticate(authorization: string | undefined): Promise<Credential>;
   verifyStreamTicket(ticket: string, conversationId: string): Promise<Binding>;
+  /** The `t` of an uploaded file's contentUrl: an HMAC binding the file to its conversation. */
+  fileSignature(conversationId: string, fileId: string): string;
+  /** Throws DIRECTLINE_FILE_LINK_INVALID (403) unless `signature` is this file's in this conversation. */
+  verifyFileSignature(conversationId: string, fileId: string, signature: string): void;
 }
 
 const TOKEN_AUDIENCE = 'sintonia-directline';
@@ -56,6 +60,9 @@ export function newConversationId(): string {
 export function createChannelCredentials(core: Core): ChannelCredentials {
   const tokenKey = core.key('directline-token');
   const streamKey = core.key('directline-stream');
+  const fileKey = core.key('directline-file');
+  const fileSignature = (conversationId: string, fileId: string) =>
+    createHmac('sha256', fileKey).update(`${conversationId}\n${fileId}`).digest('base64url');
   const secret = channelSecret(core);
   const secretDigest = digest(secret);
   const ttl = core.config.DIRECTLINE_TOKEN_TTL;
@@ -102,6 +109,13 @@ export function createChannelCredentials(core: Core): ChannelCredentials {
       if (!bearer) throw directLineErrors.DIRECTLINE_CREDENTIALS_MISSING();
       if (timingSafeEqual(digest(bearer), secretDigest)) return { kind: 'secret' };
       return { kind: 'token', ...(await verify(bearer, tokenKey, TOKEN_AUDIENCE)) };
+    },
+    fileSignature,
+    verifyFileSignature(conversationId, fileId, signature) {
+      const expected = digest(fileSignature(conversationId, fileId));
+      if (!timingSafeEqual(digest(signature), expected)) {
+        throw directLineErrors.DIRECTLINE_FILE_LINK_INVALID();
+      }
     },
     async verifyStreamTicket(ticket, conversationId) {
       const claims = await verify(ticket, streamKey, STREAM_AUDIENCE);

@@ -15,4 +15,12 @@ export const directLineErrors = defineErrors('assistant-auth/directline', {
     404,
     'No such conversation (never started, or removed after retention).',
   ],
+  DIRECTLINE_UPLOAD_INVALID: [
+    400,
+    'An upload is multipart/form-data: at least one file part, and optionally an `activity` part holding one activity as JSON.',
+  ],
+  DIRECTLINE_UPLOAD_NOT_MULTIPART: [415, 'An upload is sent as multipart/form-data.'],
+  DIRECTLINE_UPLOAD_TOO_LARGE: [413, 'The upload is larger than this channel accepts.'],
+  DIRECTLINE_FILE_NOT_FOUND: [404, 'No such file in this conversation (or removed after retention).'],
+  DIRECTLINE_FILE_LINK_INVALID: [403, 'This file link is not valid for this conversation.'],
 });

@@ -20,6 +20,15 @@ export interface StoredActivity {
 export const activityId = (conversationId: string, seq: number) =>
   `${conversationId}|${String(seq).padStart(7, '0')}`;
 
+/** A file uploaded to a conversation, as stored. */
+export interface StoredFile {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  content: Buffer;
+}
+
 /** A process's hold on pending messages: who (a channel instance) and until when. */
 export interface Claim {
   by: string;
@@ -37,6 +46,7 @@ export function createDirectLineRepository(database: Database) {
     now: number,
     build: (id: string) => Activity,
     claim?: Claim,
+    files: readonly StoredFile[] = [],
   ): Promise<StoredActivity> {
     const row = await trx
       .updateTable('directline_conversations')
@@ -45,6 +55,20 @@ export function createDirectLineRepository(database: Database) {
       .returning('last_seq')
       .executeTakeFirst();
     if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+    for (const file of files) {
+      await trx
+        .insertInto('directline_uploads')
+        .values({
+          id: file.id,
+          conversation_id: conversationId,
+          name: file.name,
+          content_type: file.contentType,
+          size: file.size,
+          content: file.content.toString('base64'),
+          created_at: now,
+        })
+        .execute();
+    }
     const seq = Number(row.last_seq);
     const activity = build(activityId(conversationId, seq));
     await trx
@@ -86,15 +110,38 @@ export function createDirectLineRepository(database: Database) {
     /**
      * Numbers and stores one activity. The sequence number is taken under the conversation row's lock
      * in the same transaction, so a reader never sees seq n+1 committed before seq n. `awaitAnswer`
-     * stores a user message as pending under this process's claim.
+     * stores a user message as pending under this process's claim; `files` (an upload's) are stored in
+     * the same transaction, so the activity never names a file that is not there.
      */
     async append(
       conversationId: string,
       now: number,
       build: (id: string) => Activity,
       awaitAnswer?: Claim,
+      files?: readonly StoredFile[],
     ): Promise<StoredActivity> {
-      return db.transaction().execute((trx) => insertNext(trx, conversationId, now, build, awaitAnswer));
+      return db
+        .transaction()
+        .execute((trx) => insertNext(trx, conversationId, now, build, awaitAnswer, files));
+    },
+
+    /** One file of one conversation: another conversation's file is not found here. */
+    async findFile(conversationId: string, id: string): Promise<StoredFile | undefined> {
+      const row = await db
+        .selectFrom('directline_uploads')
+        .select(['id', 'name', 'content_type', 'size', 'content'])
+        .where('id', '=', id)
+        .where('conversation_id', '=', conversationId)
+        .executeTakeFirst();
+      return (
+        row && {
+          id: row.id,
+          name: row.name,
+          contentType: row.content_type,
+          size: Number(row.size),
+          content: Buffer.from(row.content, 'base64'),
+        }
+      );
     },
 
     /**
@@ -193,7 +240,10 @@ export function createDirectLineRepository(database: Database) {
       return rows.map((row) => ({ seq: Number(row.seq), activity: JSON.parse(row.activity) as Activity }));
     },
 
-    /** Removes conversations idle since before `cutoff`, then every activity left without its conversation. */
+    /**
+     * Removes conversations idle since before `cutoff`, then every activity and uploaded file left
+     * without its conversation.
+     */
     async purgeIdleBefore(cutoff: number): Promise<number> {
       const result = await db
         .deleteFrom('directline_conversations')
@@ -207,6 +257,18 @@ export function createDirectLineRepository(database: Database) {
               selectFrom('directline_conversations')
                 .select('directline_conversations.id')
                 .whereRef('directline_conversations.id', '=', 'directline_activities.conversation_id'),
+            ),
+          ),
+        )
+        .execute();
+      await db
+        .deleteFrom('directline_uploads')
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('directline_conversations')
+                .select('directline_conversations.id')
+                .whereRef('directline_conversations.id', '=', 'directline_uploads.conversation_id'),
             ),
           ),
         )

@@ -7,6 +7,7 @@ import { type Operation, operation } from '../operation.ts';
 import { allowAnyOrigin, preflightOrNotFound } from './cors.ts';
 import type { Credential } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
+import { fileRoutes } from './file-routes.ts';
 import {
   activityInput,
   activitySetSchema,
@@ -58,14 +59,14 @@ export function directLineRoutes(app: App, api: AssistantAuth): void {
       const scope = typed(instance);
       scope.addHook('onRequest', async (_request, reply) => allowAnyOrigin(reply));
       scope.setNotFoundHandler(preflightOrNotFound);
-      conversationRoutes(scope, api);
+      await conversationRoutes(scope, api);
     },
     { prefix: '/v3/directline' },
   );
 }
 
 /** The operations, top to bottom; paths are relative to the scope's `/v3/directline`. */
-function conversationRoutes(app: App, { directLine }: AssistantAuth): void {
+async function conversationRoutes(app: App, { core, directLine }: AssistantAuth): Promise<void> {
   if (!directLine) return;
   const { credentials, conversations, hub } = directLine;
   app.decorateRequest('directLineCredential', undefined);
@@ -183,6 +184,12 @@ function conversationRoutes(app: App, { directLine }: AssistantAuth): void {
       ),
     },
     async (request) => conversations.post(who(request), request.params.conversationId, request.body),
+  );
+  await fileRoutes(
+    app,
+    conversations,
+    { onRequest, who, described },
+    { uploadBytes: core.config.DIRECTLINE_UPLOAD_LIMIT, activityBytes: core.config.BODY_LIMIT },
   );
   // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).
   app.get(

@@ -16,6 +16,49 @@ const channelAccount = Type.Object(
   { additionalProperties: true },
 );
 
+/** A button of a card or of suggestedActions (Bot Framework's CardAction). */
+const cardAction = Type.Object(
+  {
+    type: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: '`imBack`, `postBack`, `messageBack`, `openUrl`, …',
+    }),
+    title: Type.Optional(Type.String({ maxLength: 256 })),
+    value: Type.Optional(Type.Unknown()),
+    text: Type.Optional(Type.String({ maxLength: 1024 })),
+    displayText: Type.Optional(Type.String({ maxLength: 1024 })),
+    image: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: true },
+);
+
+/** Buttons offered with a message; Web Chat shows them under it until the user answers. */
+export const suggestedActionsSchema = Type.Object(
+  {
+    actions: Type.Array(cardAction, { maxItems: 16 }),
+    to: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 16 })),
+  },
+  { additionalProperties: true },
+);
+export type SuggestedActions = Static<typeof suggestedActionsSchema>;
+
+/** An attachment of a bot message: a file by URL or a card by content. */
+export const replyAttachmentsSchema = Type.Array(
+  Type.Object(
+    {
+      contentType: Type.String({ minLength: 1, maxLength: 256 }),
+      contentUrl: Type.Optional(Type.String({ maxLength: 4096 })),
+      content: Type.Optional(Type.Unknown()),
+      name: Type.Optional(Type.String({ maxLength: 256 })),
+      thumbnailUrl: Type.Optional(Type.String({ maxLength: 4096 })),
+    },
+    { additionalProperties: true },
+  ),
+  { maxItems: 32 },
+);
+export type ReplyAttachment = Static<typeof replyAttachmentsSchema>[number];
+
 const activityFields = {
   type: Type.String({ minLength: 1, maxLength: 64, description: '`message`, `typing`, `event`, …' }),
   id: Type.Optional(Type.String()),
@@ -31,6 +74,7 @@ const activityFields = {
   value: Type.Optional(Type.Unknown()),
   channelData: Type.Optional(Type.Unknown()),
   attachments: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 32 })),
+  suggestedActions: Type.Optional(suggestedActionsSchema),
 };
 
 /** What a client posts; the server sets id, timestamp, channelId, conversation and `from.id`. */
@@ -135,4 +179,25 @@ export const watermarkQuery = Type.Object({
 export const streamQuery = Type.Object({
   t: Type.String({ minLength: 1, maxLength: 4096, description: 'The stream ticket of the streamUrl.' }),
   watermark: Type.Optional(Type.String({ pattern: '^[0-9]{0,15}$' })),
+});
+
+export const uploadQuery = Type.Object({
+  userId: Type.Optional(
+    Type.String({ maxLength: 256, description: 'Sent by DirectLineJS; ignored, the token’s user stands.' }),
+  ),
+});
+
+export const fileParams = Type.Object({
+  conversationId: Type.String({ pattern: conversationIdPattern }),
+  fileId: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }),
+});
+
+export const fileQuery = Type.Object({
+  t: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description:
+        'The signature of the contentUrl: lets a browser’s <img> or link fetch the file without a token.',
+    }),
+  ),
 });

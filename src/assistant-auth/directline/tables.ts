@@ -1,8 +1,8 @@
 import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../../core/db/table-columns.ts';
 
 /**
- * Tables of the embedded Direct Line channel (migrations 20261122084000_directline and
- * 20261122084001_directline-answers). Times are epoch milliseconds.
+ * Tables of the embedded Direct Line channel (migrations 20261122084000_directline,
+ * 20261122084001_directline-answers and 20261123200000_directline-uploads). Times are epoch milliseconds.
  */
 export const directLineColumns = {
   directline_conversations: {
@@ -28,6 +28,19 @@ export const directLineColumns = {
     claimed_until: nullable(bigint()),
     /** While pending: the channel instance (process) that holds it. */
     claimed_by: nullable(text()),
+  },
+  directline_uploads: {
+    /** Random, unguessable; part of the file's contentUrl. */
+    id: text(),
+    conversation_id: text(),
+    /** The file name the client gave. */
+    name: text(),
+    content_type: text(),
+    /** Bytes of the file (before base64). */
+    size: bigint(),
+    /** The file, base64. */
+    content: text(),
+    created_at: bigint(),
   },
 } as const satisfies SchemaColumns;
 

@@ -74,7 +74,8 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
     const chat = await open('websocket');
     try {
       await converse(chat, 'hello', GREETING);
-      const reopened = chat.page.waitForEvent('websocket', { timeout: 15_000 });
+      // The Direct Line client waits 3 to 15 s (at random) before it reconnects a dropped stream.
+      const reopened = chat.page.waitForEvent('websocket', { timeout: 25_000 });
       assert.equal(await chat.dropSockets(), 1, 'one open stream dropped');
       await reopened;
       await chat.connected();

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
@@ -41,11 +41,19 @@ export interface Guards {
 /** An onSend hook: answers the payload to send. */
 export type SendGuard = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
 
+/** A route's error handler; the instance's own (`request.server.errorHandler`) renders what it hands over. */
+export type RouteErrorHandler = (
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
+
 /** Route options (spread into a route's): the hooks of an operation that folds the session check. */
 export interface FoldingAccess {
   onRequest: Array<Guard | SyncGuard>;
   preHandler: SyncGuard[];
   onSend: SendGuard[];
+  errorHandler: RouteErrorHandler;
 }
 
 /** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
@@ -169,14 +177,28 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   // Folding pays only where the ordinary check is a round trip: PostgreSQL. SQLite's is a memory read.
   const folds = core.database.postgres !== undefined;
   const authenticateFolding: Guard = (request) => authenticate(request, folds);
-  const settleBeforeSend: SendGuard = async (request, reply, payload) => {
+  // A success that leaves the check pending is a route that forgot to fold: it gets the check now, and a
+  // refusal replaces its answer (through the route's error handler below).
+  const settleBeforeSend: SendGuard = async (request, _reply, payload) => {
     const check = pendingSessionCheck(request.principal);
     if (check === undefined) return payload;
-    if (reply.statusCode < 400) {
-      request.log.warn('an operation that folds the session check answered without settling it');
-    }
+    request.log.warn('an operation that folds the session check answered without settling it');
     await check.verify();
     return payload;
+  };
+  // A refusal raised before the statement ran (validation, another account, another device): a closed
+  // session's token is told 401 first, as the ordinary check would have. Then the app's own handler.
+  const settleBeforeError: RouteErrorHandler = async (error, request, reply) => {
+    const check = pendingSessionCheck(request.principal);
+    let answered: unknown = error;
+    if (check !== undefined) {
+      try {
+        await check.verify();
+      } catch (refusal) {
+        answered = refusal;
+      }
+    }
+    return request.server.errorHandler(answered as FastifyError, request, reply);
   };
 
   const principalOf = (request: FastifyRequest): Principal => {
@@ -206,6 +228,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
       onRequest: [authenticateFolding, ...(then.onRequest ?? [])],
       preHandler: then.preHandler ?? [],
       onSend: [settleBeforeSend],
+      errorHandler: settleBeforeError,
     }),
 
     requireAccount: (name) => sameAs('accountNumber', name, "another account's"),

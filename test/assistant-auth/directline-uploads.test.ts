@@ -58,7 +58,8 @@ function directLineForm(
       },
     ),
   );
-  for (const file of files) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
+  for (const file of files)
+    form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
   return form;
 }
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processCpuMs } from './store.ts';
 
 export const root = new URL('..', import.meta.url).pathname;
 
@@ -9,6 +9,7 @@ export { freePort } from '../test/helpers/processes.ts';
 
 export interface Server {
   url: string;
+  pid: number | undefined;
   /** CPU time (user + system) the server process has used so far, in ms; undefined without /proc. */
   cpuMs(): number | undefined;
   stop(): Promise<void>;
@@ -51,19 +52,7 @@ export async function startServer(options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
-}
-
-/** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms on Linux). */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  return { url, pid: child.pid, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -1,3 +1,5 @@
+import type { ChannelResult } from './channel.ts';
+import type { Comparison, GoalCheck } from './goals.ts';
 import type { LoadResult } from './load.ts';
 import type { Format, Operation } from './targets.ts';
 
@@ -82,6 +84,19 @@ const pad = (text: string, width: number, right = false) =>
   right ? text.padStart(width) : text.padEnd(width);
 const ratio = (value: number | undefined) => (value === undefined ? '' : `${value.toFixed(2)}×`);
 
+/** Columns under a header and a rule; the first column left-aligned, the others right-aligned. */
+export function formatColumns(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => pad(cell, widths[column] ?? 0, column > 0))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
 export function formatTable(results: PathResult[]): string {
   const header = [
     'path',
@@ -107,22 +122,53 @@ export function formatTable(results: PathResult[]): string {
     (r.errors + r.timeouts).toString(),
     (r.roundsRequestsPerSecond ?? []).length > 1 ? (r.roundsRequestsPerSecond ?? []).join(' ') : '',
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    cells.map((cell, column) => pad(cell, widths[column] ?? 0, column > 0)).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+  return formatColumns(header, rows);
+}
+
+/** Each path of ours beside the bare path of the same operation: req/s, their ratio, and both p99s. */
+export function formatComparison(pairs: Comparison[]): string {
+  const header = ['path', 'ours req/s', 'bare req/s', 'ratio', 'ours p99 ms', 'bare p99 ms'];
+  const rows = pairs.map(({ path, ours, bare }) => [
+    `${path} vs ${bare.name}`,
+    Math.round(ours.requestsPerSecond).toString(),
+    Math.round(bare.requestsPerSecond).toString(),
+    ratio(ours.requestsPerSecond / bare.requestsPerSecond),
+    ours.p99.toString(),
+    bare.p99.toString(),
+  ]);
+  return formatColumns(header, rows);
+}
+
+export function formatGoals(checks: GoalCheck[]): string {
+  const verdict = (met: boolean | undefined) => (met === undefined ? '   -   ' : met ? '  met  ' : 'NOT MET');
+  const width = Math.max(...checks.map((check) => check.goal.length));
+  return checks
+    .map((check) => `${verdict(check.met)}  ${check.goal.padEnd(width)}  ${check.measured}`)
+    .join('\n');
+}
+
+const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+const percent = (share: number | undefined) => (share === undefined ? '' : `${(share * 100).toFixed(1)}%`);
+
+export function formatChannel(channel: ChannelResult): string {
+  const { latencyMs: latency, idle } = channel;
+  const others = [
+    idle.otherProcessCpuShare === undefined ? '' : `, other process ${percent(idle.otherProcessCpuShare)}`,
+    idle.databaseCpuShare === undefined ? '' : `, database ${percent(idle.databaseCpuShare)}`,
+  ].join('');
+  return [
+    `answer latency (${channel.crossProcess ? 'posted on process B, stream on process A' : 'one process'}, ${latency.samples.length} answers): median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms`,
+    `idle streams on process A: ${idle.opened} opened in ${idle.openSeconds.toFixed(1)} s, ${idle.openAtEnd} still open after ${idle.windowSeconds} s idle (${idle.keepAlivesMin}–${idle.keepAlivesMax} keep-alives each)`,
+    `  CPU over the window: ${percent(idle.cpuShare)} of a core${others}`,
+    `  RSS ${mib(idle.rssBeforeKiB)} → ${mib(idle.rssAfterKiB)}: ${idle.rssPerStreamKiB} KiB per stream`,
+  ].join('\n');
 }
 
 export function formatCodecTable(rows: CodecRow[]): string {
   if (rows.length === 0) return '';
   const header = Object.keys(rows[0] ?? {});
-  const cells = rows.map((row) => header.map((name) => String(row[name] ?? '')));
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((row) => (row[column] ?? '').length)),
+  return formatColumns(
+    header,
+    rows.map((row) => header.map((name) => String(row[name] ?? ''))),
   );
-  const line = (row: string[]) =>
-    row.map((cell, column) => pad(cell, widths[column] ?? 0, column > 0)).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }

@@ -1,148 +1,150 @@
 /**
- * `npm run bench [-- --quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--only a,b]
- * [--out FILE]`
+ * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
+ * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--streams N]
+ * [--idle S] [--answers N] [--out FILE]`
  *
- * Generates the data set, then runs the bare baseline and the real client-api, each alone in its own
- * process in turn, loads every hot path with autocannon (its own process, 127.0.0.1 only, bounded in
- * time) and prints one table. A full run does this in 3 rounds (bare, client-api, bare, client-api…) and
- * reports each path's median round: on a shared 2-core machine one 10 s measure moves by ±30% from one
- * minute to the next.
+ * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
+ * machine's binaries, or on the cluster `--database-url` names):
+ * - HTTP (bench/http-bench.ts): the bare baseline and the real client-api, every hot path under load;
+ *   ours beside bare, and the targets met or not.
+ * - Channel (bench/channel.ts): the embedded Direct Line channel's answer latency (across two processes
+ *   on PostgreSQL) and the cost of N idle streams.
  *
- * The same figures, with every round's, are written as JSON to `--out FILE`, by default to
- * `data/bench/` of this checkout (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored
- * data folder, because measurements belong to the machine and the moment that made them, not to the
- * source tree.
+ * The figures are written as JSON to `--out FILE`, by default to `data/bench/` of this checkout
+ * (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored data folder, because
+ * measurements belong to the machine and the moment that made them, not to the source tree.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { configSchema } from '../src/core/config.ts';
+import { type ChannelResult, runChannelBench } from './channel.ts';
 import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
-import type { LoadPlan, LoadResult } from './load.ts';
-import { freePort, root, runLoadProcess, startServer } from './process.ts';
+import { channelGoals, comparisons, type GoalCheck, httpGoals } from './goals.ts';
+import { runHttpBench } from './http-bench.ts';
+import { root } from './process.ts';
 import {
-  addRatios,
   type CodecRow,
+  formatChannel,
   formatCodecTable,
+  formatComparison,
+  formatGoals,
   formatTable,
-  medianRounds,
   type PathResult,
 } from './report.ts';
-import { bareTarget, type PathPlan, type Target } from './targets.ts';
+import { type BenchStore, type DatabaseKind, postgresStore, sqliteStore } from './store.ts';
+import { bareTarget, type Format, type PoolSetting, type Target } from './targets.ts';
 
 const { values } = parseArgs({
   options: {
+    database: { type: 'string', default: 'sqlite' },
+    'database-url': { type: 'string' },
+    only: { type: 'string' },
     quick: { type: 'boolean', default: false },
     duration: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string' },
+    paths: { type: 'string' },
     out: { type: 'string' },
     rounds: { type: 'string' },
     targets: { type: 'string', default: 'bare,sintonia' },
+    streams: { type: 'string' },
+    idle: { type: 'string' },
+    answers: { type: 'string' },
     'skip-codecs': { type: 'boolean', default: false },
+    'all-formats': { type: 'boolean', default: false },
   },
 });
 
+function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] {
+  if (value === undefined) return [...allowed];
+  if (value === 'both' || value === 'all') return [...allowed];
+  if (!allowed.includes(value as T)) throw new Error(`--${name} takes ${allowed.join(', ')} or both`);
+  return [value as T];
+}
+
 const quick = values.quick === true;
-/** Where results go unless `--out` says otherwise: the checkout's git-ignored data folder. */
-const resultsDir = join(root, 'data', 'bench');
-const durationSeconds = Number(values.duration ?? (quick ? 1 : 10));
-const warmupSeconds = Number(values.warmup ?? (quick ? 0 : 3));
-const connections = Number(values.connections);
-const only = values.only?.split(',').map((part) => part.trim().toLowerCase());
-const requestCount = quick ? 500 : 20_000;
-const roundCount = Number(values.rounds ?? (quick ? 1 : 3));
-
-async function loadTargets(): Promise<Target[]> {
-  const wanted = (values.targets ?? '').split(',');
-  const targets: Target[] = [];
-  if (wanted.includes('bare')) targets.push(bareTarget);
-  if (wanted.includes('sintonia')) targets.push((await import('./sintonia-target.ts')).sintoniaTarget);
-  return targets;
-}
-
-async function benchTarget(
-  target: Target,
-  dataset: Dataset,
-  dir: string,
-  round: number,
-): Promise<PathResult[]> {
-  if (round === 1) {
-    const started = Date.now();
-    await target.seed(dataset, dir);
-    process.stderr.write(`[bench] ${target.name}: store seeded in ${Date.now() - started} ms\n`);
-  }
-  const port = await freePort();
-  const spec = target.server(dir, port);
-  const server = await startServer({ ...spec, port });
-  const results: PathResult[] = [];
-  try {
-    const paths = (await target.paths(dataset, server.url, requestCount)).filter(
-      (path) => !only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word)),
-    );
-    for (const path of paths) {
-      const contentType = await probe(server.url, path);
-      const plan: LoadPlan = {
-        url: server.url,
-        connections,
-        warmupSeconds,
-        durationSeconds,
-        requests: path.requests,
-      };
-      const planFile = join(dir, 'plan.json');
-      writeFileSync(planFile, JSON.stringify(plan));
-      process.stderr.write(
-        `[bench] round ${round}/${roundCount} ${target.name}: ${path.name} (${warmupSeconds}s warm-up, ${durationSeconds}s)\n`,
-      );
-      const cpuBefore = server.cpuMs();
-      const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
-      const cpuAfter = server.cpuMs();
-      // CPU per request is the figure least moved by other load on a shared machine.
-      const served = measured.total + measured.warmupTotal;
-      const serverCpuUsPerRequest =
-        cpuBefore !== undefined && cpuAfter !== undefined && served > 0
-          ? Math.round(((cpuAfter - cpuBefore) * 1000) / served)
-          : undefined;
-      results.push({
-        target: target.name,
-        name: path.name,
-        operation: path.operation,
-        format: path.format,
-        contentType,
-        serverCpuUsPerRequest,
-        ...measured,
-      });
-    }
-  } finally {
-    await server.stop();
-  }
-  return results;
-}
+const databases = choice<DatabaseKind>('database', values.database, ['sqlite', 'postgres']);
+const parts = choice('only', values.only, ['http', 'channel'] as const);
+const number = (value: string | undefined, fallback: number) => Number(value ?? fallback);
+/** The product's keep-alive interval, unless the environment sets another for this run. */
+const keepAliveMs = quick ? 1000 : number(process.env.DIRECTLINE_KEEPALIVE_MS, 15_000);
+const settings = {
+  http: {
+    rounds: number(values.rounds, 1),
+    connections: Number(values.connections),
+    warmupSeconds: number(values.warmup, quick ? 0 : 2),
+    durationSeconds: number(values.duration, quick ? 1 : 5),
+    requestsPerPlan: quick ? 500 : 20_000,
+    only: values.paths?.split(',').map((part) => part.trim().toLowerCase()),
+  },
+  channel: {
+    samples: number(values.answers, quick ? 3 : 20),
+    streams: number(values.streams, quick ? 20 : 2000),
+    // A whole number of keep-alive rounds: any window of k intervals holds exactly k of them.
+    idleSeconds: number(values.idle, (2 * keepAliveMs) / 1000),
+    keepAliveMs,
+  },
+};
 
 /**
- * One request of the path before the load: it must succeed, and a path that asks for a media type must
- * get that type back, or its figures would measure something else.
+ * The product's PostgreSQL pool: its size variable when the configuration has one (the bench sets it, and
+ * the bare pool gets the same size), else the fixed size of src/core/db/database.ts.
  */
-async function probe(url: string, path: PathPlan): Promise<string> {
-  const request = path.requests[0];
-  if (!request) throw new Error(`${path.name}: no requests`);
-  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
-  const body = Buffer.from(await response.arrayBuffer());
-  const contentType = response.headers.get('content-type') ?? '';
-  if (response.status >= 300) {
-    throw new Error(
-      `${path.name}: ${request.method} ${request.path} answered ${response.status} ${body.toString('utf8', 0, 300)}`,
+function poolSetting(): PoolSetting {
+  const variable = Object.keys(configSchema.properties).find((name) => /^DATABASE_POOL/.test(name));
+  const fixedSize = 10;
+  if (!variable) return { size: fixedSize };
+  const declared = (configSchema.properties as Record<string, { default?: unknown }>)[variable]?.default;
+  return {
+    size: number(process.env[variable], typeof declared === 'number' ? declared : fixedSize),
+    variable,
+  };
+}
+
+interface StoreReport {
+  database: DatabaseKind;
+  label: string;
+  http?: { results: PathResult[] };
+  channel?: ChannelResult;
+  goals: GoalCheck[];
+}
+
+async function benchStore(store: BenchStore, dataset: Dataset, dir: string): Promise<StoreReport> {
+  const report: StoreReport = { database: store.kind, label: store.label, goals: [] };
+  if (parts.includes('http')) {
+    const pool = poolSetting();
+    const targets: Target[] = [];
+    const wanted = (values.targets ?? '').split(',');
+    if (wanted.includes('bare')) targets.push(bareTarget(store, pool));
+    if (wanted.includes('sintonia'))
+      targets.push((await import('./sintonia-target.ts')).sintoniaTarget(store, pool));
+    // The other formats' cost is the codecs', the same on either store: PostgreSQL loads JSON only.
+    const formats = store.kind === 'postgres' && !values['all-formats'] ? (['json'] as Format[]) : undefined;
+    const results = await runHttpBench(targets, dataset, dir, {
+      ...settings.http,
+      formats,
+      label: store.label,
+    });
+    report.http = { results };
+    report.goals.push(...httpGoals(store.kind, results));
+    process.stdout.write(
+      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pool of ${pool.size})` : ''} ===\n`,
+    );
+    process.stdout.write(
+      `${formatTable(results)}\n\nours beside bare, same run:\n${formatComparison(comparisons(results))}\n`,
     );
   }
-  const wanted = request.headers?.accept;
-  if (wanted && !contentType.startsWith(wanted)) {
-    process.stderr.write(
-      `[bench] WARNING ${path.name}: asked for ${wanted}, got ${contentType || 'no content type'}\n`,
-    );
+  if (parts.includes('channel')) {
+    const channel = await runChannelBench(store, dir, { ...settings.channel, label: store.label });
+    report.channel = channel;
+    report.goals.push(...channelGoals(channel));
+    process.stdout.write(`\n=== ${store.label}: channel ===\n${formatChannel(channel)}\n`);
   }
-  return contentType;
+  process.stdout.write(`\n=== ${store.label}: targets ===\n${formatGoals(report.goals)}\n`);
+  return report;
 }
 
 /** The media-types engineer's codec micro-benchmark, when it exists: encode+decode of a 20-device list. */
@@ -163,33 +165,28 @@ function gitCommit(): string {
   }
 }
 
+const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
 try {
   const dataset = generateDataset(quick ? quickSize : fullSize);
-  const targets = await loadTargets();
-  const rounds: PathResult[][] = [];
-  for (let round = 1; round <= roundCount; round++) {
-    const results: PathResult[] = [];
-    for (const target of targets) results.push(...(await benchTarget(target, dataset, dir, round)));
-    addRatios(results);
-    rounds.push(results);
+  const stores: StoreReport[] = [];
+  for (const kind of databases) {
+    const store = kind === 'sqlite' ? sqliteStore : await postgresStore(values['database-url']);
+    try {
+      stores.push(await benchStore(store, dataset, dir));
+    } finally {
+      await store.close();
+    }
   }
-  const results = medianRounds(rounds);
-  const codecs = values['skip-codecs'] ? undefined : await codecRows();
+  const codecs = values['skip-codecs'] || !parts.includes('http') ? undefined : await codecRows();
+  if (codecs) process.stdout.write(`\ncodecs (bench/codecs.ts):\n${formatCodecTable(codecs)}\n`);
 
   const cpu = cpus();
   const report = {
     date: new Date().toISOString(),
     commit: gitCommit(),
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
-    settings: {
-      quick,
-      rounds: roundCount,
-      connections,
-      warmupSeconds,
-      durationSeconds,
-      requestsPerPlan: requestCount,
-    },
+    settings: { quick, databases, parts, ...settings },
     dataset: {
       users: dataset.users.length,
       devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),
@@ -198,16 +195,16 @@ try {
       signedInUsers: dataset.keys.users.length,
       readKeys: dataset.keys.bookmarks.length,
     },
-    results,
+    stores,
     codecs,
+    seconds: Math.round((Date.now() - started) / 1000),
   };
-  process.stdout.write(`\n${formatTable(results)}\n`);
-  if (codecs) process.stdout.write(`\ncodecs (bench/codecs.ts):\n${formatCodecTable(codecs)}\n`);
   const out =
-    values.out ?? join(resultsDir, quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+    values.out ??
+    join(root, 'data', 'bench', quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`\nwritten to ${out}\n`);
+  process.stdout.write(`\n${report.seconds} s in all; written to ${out}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

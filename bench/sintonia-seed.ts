@@ -1,11 +1,12 @@
 /**
- * Seeds the real client-api's embedded store through the project's own code: accounts through the
+ * Seeds the real client-api's store (embedded or PostgreSQL) through the project's own code: accounts through the
  * account service (so userHash is derived as in production), users through the user repository with a
  * password hashed once by the project's scrypt, and the 10,000 devices and 100,000 bookmarks as
- * Kysely-compiled inserts run as one prepared statement each, in one transaction.
+ * Kysely-compiled inserts, run in one transaction: on SQLite as one prepared statement per row, on
+ * PostgreSQL as multi-row inserts.
  */
 import type SQLite from 'better-sqlite3';
-import type { CompiledQuery } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { createAccountRepository } from '../src/client-api/accounts/repository.ts';
 import { createAccountService } from '../src/client-api/accounts/service.ts';
 import type { AccountTables } from '../src/client-api/accounts/tables.ts';
@@ -17,6 +18,8 @@ import { openCore } from '../src/core/core.ts';
 import type { Dataset } from './dataset.ts';
 
 export const BENCH_PASSWORD = 'bench-password-0';
+/** Rows per insert when seeding PostgreSQL (9 columns: well under its 65,535 parameters). */
+const BATCH = 1000;
 
 type Tables = Pick<AccountTables, 'devices'> & BookmarkTables;
 
@@ -37,8 +40,6 @@ function preparedInsert<Row extends object>(
 export async function seedSintonia(env: Record<string, string>, dataset: Dataset): Promise<string[]> {
   const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));
   try {
-    const connection = core.database.sqlite;
-    if (!connection) throw new Error('the benchmark seeds the embedded (SQLite) store');
     const accounts = createAccountService(core, createAccountRepository(core.database));
     const users = createUserRepository(core.database);
     const passwordHash = await hashPassword(BENCH_PASSWORD);
@@ -81,30 +82,19 @@ export async function seedSintonia(env: Record<string, string>, dataset: Dataset
       device_class: dataset.deviceClass,
       updated_at: now,
     };
-    const insertDevice = preparedInsert(
-      connection,
-      db.insertInto('devices').values(deviceSample).compile(),
-      deviceSample,
+    const devices = dataset.users.flatMap((user) =>
+      user.deviceIds.map((deviceId) => ({
+        ...deviceSample,
+        account_number: user.accountNumber,
+        device_id: deviceId,
+        name: `Device ${deviceId}`,
+      })),
     );
-    const insertBookmark = preparedInsert(
-      connection,
-      db.insertInto('bookmarks').values(bookmarkSample).compile(),
-      bookmarkSample,
-    );
-    connection.transaction(() => {
-      for (const user of dataset.users) {
-        for (const deviceId of user.deviceIds)
-          insertDevice({
-            ...deviceSample,
-            account_number: user.accountNumber,
-            device_id: deviceId,
-            name: `Device ${deviceId}`,
-          });
-      }
-      for (const bookmark of dataset.bookmarks) {
-        const userHash = userHashes[bookmark.user];
-        if (userHash === undefined) continue;
-        insertBookmark({
+    const bookmarks = dataset.bookmarks.flatMap((bookmark) => {
+      const userHash = userHashes[bookmark.user];
+      if (userHash === undefined) return [];
+      return [
+        {
           ...bookmarkSample,
           user_hash: userHash,
           content_id: bookmark.contentId,
@@ -112,9 +102,41 @@ export async function seedSintonia(env: Record<string, string>, dataset: Dataset
           position_at: bookmark.at,
           device_id: bookmark.deviceId,
           updated_at: bookmark.at,
-        });
-      }
-    })();
+        },
+      ];
+    });
+    const connection = core.database.sqlite;
+    if (connection) {
+      const insertDevice = preparedInsert(
+        connection,
+        db.insertInto('devices').values(deviceSample).compile(),
+        deviceSample,
+      );
+      const insertBookmark = preparedInsert(
+        connection,
+        db.insertInto('bookmarks').values(bookmarkSample).compile(),
+        bookmarkSample,
+      );
+      connection.transaction(() => {
+        for (const device of devices) insertDevice(device);
+        for (const bookmark of bookmarks) insertBookmark(bookmark);
+      })();
+    } else {
+      // PostgreSQL: multi-row inserts of BATCH rows, one round trip each, in one transaction.
+      await db.transaction().execute(async (trx) => {
+        for (let start = 0; start < devices.length; start += BATCH)
+          await trx
+            .insertInto('devices')
+            .values(devices.slice(start, start + BATCH))
+            .execute();
+        for (let start = 0; start < bookmarks.length; start += BATCH)
+          await trx
+            .insertInto('bookmarks')
+            .values(bookmarks.slice(start, start + BATCH))
+            .execute();
+      });
+      await sql`analyze`.execute(db);
+    }
     return userHashes;
   } finally {
     await core.close();

@@ -2,18 +2,28 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Dataset } from './dataset.ts';
 import { BENCH_PASSWORD, seedSintonia } from './sintonia-seed.ts';
-import { accept, type Format, type PathPlan, pickOne, picks, type Target } from './targets.ts';
+import type { BenchStore } from './store.ts';
+import {
+  accept,
+  type Format,
+  type PathPlan,
+  type PoolSetting,
+  pickOne,
+  picks,
+  type Target,
+} from './targets.ts';
 
 const basePath = '/api/v1';
 const masterKey = randomBytes(32).toString('hex');
-let userHashes: string[] = [];
 
 /** The environment of both the seeding and the server: same store, same master key. */
-function environment(dir: string): Record<string, string> {
+function environment(dir: string, databaseUrl: string, pool: PoolSetting): Record<string, string> {
   return {
     SINTONIA_DATA_DIR: join(dir, 'sintonia'),
     SINTONIA_MASTER_KEY: masterKey,
-    DATABASE_URL: '',
+    DATABASE_URL: databaseUrl,
+    ...(pool.variable && databaseUrl ? { [pool.variable]: String(pool.size) } : {}),
+    SINTONIA_DEMO: '0',
     HOST: '127.0.0.1',
     // The 20-device accounts must be able to hold 20 enabled devices.
     MAX_DEVICES_PER_ACCOUNT: '20',
@@ -60,82 +70,91 @@ async function authenticateAll(dataset: Dataset, url: string): Promise<string[]>
   return tokens;
 }
 
-export const sintoniaTarget: Target = {
-  name: 'sintonia',
-  async seed(dataset, dir) {
-    userHashes = await seedSintonia({ ...environment(dir), LOG_LEVEL: 'silent' }, dataset);
-  },
-  server(dir, port) {
-    return {
-      // BENCH_SINTONIA_ROOT runs the server of another checkout (a worktree of an older commit, with
-      // node_modules linked) against the same data set: before/after figures of one optimisation.
-      args: [
-        join(process.env.BENCH_SINTONIA_ROOT ?? '.', 'bin/sintonia.mjs'),
-        'serve',
-        '--service',
-        'client-api',
-      ],
-      env: { ...environment(dir), CLIENT_API_PORT: String(port) },
-      readyPath: '/readyz',
-    };
-  },
-  async paths(dataset, url, count) {
-    const started = Date.now();
-    const tokens = await authenticateAll(dataset, url);
-    process.stderr.write(
-      `[bench] sintonia: ${tokens.length} users authenticated in ${Date.now() - started} ms\n`,
-    );
-    const auth = (user: number) => `Bearer ${tokens[user] ?? ''}`;
-    const hash = (user: number) => userHashes[user] ?? '';
-    const read = (format: Format): PathPlan => ({
-      name: `GET bookmark ${format.toUpperCase()}`,
-      operation: 'read',
-      format,
-      requests: picks(count, 1, (random) => {
-        const bookmark = pickOne(dataset.keys.bookmarks, random);
-        return {
-          method: 'GET',
-          path: `${basePath}/${dataset.deviceClass}/users/${hash(bookmark.user)}/bookmarks/${bookmark.contentId}`,
-          headers: { authorization: auth(bookmark.user), accept: accept[format] },
-        };
-      }),
-    });
-    // The four formats of the read back to back, before anything writes: each format's ratio is taken
-    // against the JSON read of the same round, so the less time and work between them the better.
-    return [
-      read('json'),
-      read('bson'),
-      read('ubjson'),
-      read('xml'),
-      {
-        name: 'POST bookmark',
-        operation: 'write',
-        format: 'json',
-        requests: picks(count, 2, (random) => {
-          const user = pickOne(dataset.keys.users, random);
-          const device = user.deviceIds[0] ?? '';
-          const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
-          const offset = Math.floor(random() * 7200);
-          return {
-            method: 'POST',
-            path: `${basePath}/${dataset.deviceClass}/${device}/users/${hash(user.index)}/bookmarks/${contentId}/${offset}`,
-            headers: { authorization: auth(user.index), accept: accept.json },
-          };
-        }),
-      },
-      {
-        name: `GET devices (${dataset.size.listDevices})`,
-        operation: 'devices',
-        format: 'json',
-        requests: picks(count, 3, (random) => {
-          const user = pickOne(dataset.keys.listUsers, random);
+/** The real client-api on the bench's store: the embedded one, or a database of its own in the cluster. */
+export function sintoniaTarget(store: BenchStore, pool: PoolSetting): Target {
+  let userHashes: string[] = [];
+  let databaseUrl = '';
+  return {
+    name: 'sintonia',
+    async seed(dataset, dir) {
+      if (store.kind === 'postgres') databaseUrl = await store.createDatabase('bench_sintonia');
+      userHashes = await seedSintonia(
+        { ...environment(dir, databaseUrl, pool), LOG_LEVEL: 'silent' },
+        dataset,
+      );
+    },
+    server(dir, port) {
+      return {
+        // BENCH_SINTONIA_ROOT runs the server of another checkout (a worktree of an older commit, with
+        // node_modules linked) against the same data set: before/after figures of one optimisation.
+        args: [
+          join(process.env.BENCH_SINTONIA_ROOT ?? '.', 'bin/sintonia.mjs'),
+          'serve',
+          '--service',
+          'client-api',
+        ],
+        env: { ...environment(dir, databaseUrl, pool), CLIENT_API_PORT: String(port) },
+        readyPath: '/readyz',
+      };
+    },
+    async paths(dataset, url, count) {
+      const started = Date.now();
+      const tokens = await authenticateAll(dataset, url);
+      process.stderr.write(
+        `[bench] sintonia: ${tokens.length} users authenticated in ${Date.now() - started} ms\n`,
+      );
+      const auth = (user: number) => `Bearer ${tokens[user] ?? ''}`;
+      const hash = (user: number) => userHashes[user] ?? '';
+      const read = (format: Format): PathPlan => ({
+        name: `GET bookmark ${format.toUpperCase()}`,
+        operation: 'read',
+        format,
+        requests: picks(count, 1, (random) => {
+          const bookmark = pickOne(dataset.keys.bookmarks, random);
           return {
             method: 'GET',
-            path: `${basePath}/accounts/${user.accountNumber}/devices`,
-            headers: { authorization: auth(user.index), accept: accept.json },
+            path: `${basePath}/${dataset.deviceClass}/users/${hash(bookmark.user)}/bookmarks/${bookmark.contentId}`,
+            headers: { authorization: auth(bookmark.user), accept: accept[format] },
           };
         }),
-      },
-    ];
-  },
-};
+      });
+      // The four formats of the read back to back, before anything writes: each format's ratio is taken
+      // against the JSON read of the same round, so the less time and work between them the better.
+      return [
+        read('json'),
+        read('bson'),
+        read('ubjson'),
+        read('xml'),
+        {
+          name: 'POST bookmark',
+          operation: 'write',
+          format: 'json',
+          requests: picks(count, 2, (random) => {
+            const user = pickOne(dataset.keys.users, random);
+            const device = user.deviceIds[0] ?? '';
+            const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
+            const offset = Math.floor(random() * 7200);
+            return {
+              method: 'POST',
+              path: `${basePath}/${dataset.deviceClass}/${device}/users/${hash(user.index)}/bookmarks/${contentId}/${offset}`,
+              headers: { authorization: auth(user.index), accept: accept.json },
+            };
+          }),
+        },
+        {
+          name: `GET devices (${dataset.size.listDevices})`,
+          operation: 'devices',
+          format: 'json',
+          requests: picks(count, 3, (random) => {
+            const user = pickOne(dataset.keys.listUsers, random);
+            return {
+              method: 'GET',
+              path: `${basePath}/accounts/${user.accountNumber}/devices`,
+              headers: { authorization: auth(user.index), accept: accept.json },
+            };
+          }),
+        },
+      ];
+    },
+  };
+}

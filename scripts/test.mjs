@@ -2,10 +2,9 @@
 // The test command: builds dist/, then every test on SQLite, then every database test again on a throwaway
 // PostgreSQL cluster made from the machine's own server binaries. Prints which databases the run covered.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { postgresBin, startPostgres } from './pg-cluster.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const only = process.argv.slice(2);
@@ -58,73 +57,6 @@ function runNodeTests(label, files, env) {
       });
     });
   });
-}
-
-function postgresBin() {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base)
-    .filter((version) => existsSync(join(base, version, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? { bin: join(base, versions[0], 'bin'), version: versions[0] } : undefined;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** initdb refuses root: as root, the cluster runs as the `postgres` (or `nobody`) user. */
-function asUser(command, args) {
-  if (process.getuid?.() !== 0) return [command, args];
-  const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
-  return ['runuser', ['-u', user, '--', command, ...args]];
-}
-
-function run(command, args) {
-  const [cmd, argv] = asUser(command, args);
-  const result = spawnSync(cmd, argv, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
-}
-
-async function startPostgres(pgInfo) {
-  const dir = mkdtempSync(join(tmpdir(), 'sintonia-pg-'));
-  chmodSync(dir, 0o777);
-  if (process.getuid?.() === 0) {
-    const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
-    spawnSync('chown', ['-R', user, dir]);
-  }
-  const data = join(dir, 'data');
-  const port = await freePort();
-  run(join(pgInfo.bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  run(join(pgInfo.bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-l',
-    join(dir, 'server.log'),
-    '-w',
-    '-t',
-    '60',
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
-    'start',
-  ]);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop() {
-      try {
-        run(join(pgInfo.bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
 }
 
 // The tests that run `sintonia` (bin/sintonia.mjs) run the compiled dist/: built here from the current

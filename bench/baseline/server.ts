@@ -16,6 +16,7 @@ db.pragma('busy_timeout = 5000');
 const readBookmark = db.prepare<[string, number], Record<string, unknown>>(
   'select content_id as contentId, offset_seconds as offset, device_id as deviceId, position_at as at, updated_at as updatedAt from bookmarks where user_hash = ? and content_id = ?',
 );
+// The same stale-position condition as the product's save: a stored newer position is kept.
 const upsertBookmark = db.prepare<
   [string, number, string, string, string, number, number, number],
   Record<string, unknown>
@@ -24,6 +25,7 @@ const upsertBookmark = db.prepare<
    values (?, ?, ?, ?, ?, ?, ?, ?)
    on conflict (user_hash, content_id) do update set device_id = excluded.device_id,
      offset_seconds = excluded.offset_seconds, position_at = excluded.position_at, updated_at = excluded.updated_at
+   where bookmarks.position_at <= excluded.position_at
    returning content_id as contentId, offset_seconds as offset, device_id as deviceId, position_at as at, updated_at as updatedAt`,
 );
 const listDevices = db.prepare<[string], Record<string, unknown>>(
@@ -53,15 +55,19 @@ app.post<{
 }>('/bookmarks/:accountNumber/:deviceClass/:deviceId/:userHash/:contentId/:offset', async (request) => {
   const { accountNumber, deviceClass, deviceId, userHash, contentId, offset } = request.params;
   const now = Date.now();
-  return upsertBookmark.get(
-    userHash,
-    Number(contentId),
-    accountNumber,
-    deviceId,
-    deviceClass,
-    Number(offset),
-    now,
-    now,
+  return (
+    upsertBookmark.get(
+      userHash,
+      Number(contentId),
+      accountNumber,
+      deviceId,
+      deviceClass,
+      Number(offset),
+      now,
+      now,
+    ) ?? {
+      ignored: true,
+    }
   );
 });
 

@@ -1,0 +1,21 @@
+export interface PostgresBin {
+  bin: string;
+  version: string;
+}
+
+export interface PostgresCluster {
+  /** The superuser's URL (trust authentication on loopback), database `postgres`. */
+  url: string;
+  version: string;
+  /** The postmaster's process id: its children are the cluster's backends. */
+  pid: number;
+  /** Stops the cluster at once and removes its folder. */
+  stop(): void;
+}
+
+export function postgresBin(): PostgresBin | undefined;
+
+export function startPostgres(
+  pgInfo: PostgresBin,
+  options?: { maxConnections?: number },
+): Promise<PostgresCluster>;

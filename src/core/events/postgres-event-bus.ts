@@ -6,7 +6,7 @@ import { createSubscriptions, MAX_PAYLOAD_BYTES, type OpenEventBus } from './eve
 
 /** The one NOTIFY channel of the family; topics travel inside the payload. */
 export const EVENTS_CHANNEL = 'sintonia_events';
-/** How the listening connection shows in pg_stat_activity.application_name (then the process's origin id). */
+/** How the listening connection shows in pg_stat_activity.application_name (then the pid and origin id). */
 export const LISTENER_APPLICATION_NAME = 'sintonia-events';
 
 /** One NOTIFY payload stays under PostgreSQL's 8000-byte limit. */
@@ -151,7 +151,7 @@ export function createPostgresEventBus<DB>(options: PostgresEventBusOptions<DB>)
     if (closed || client) return;
     const next = new pg.Client({
       connectionString: options.url,
-      application_name: `${LISTENER_APPLICATION_NAME} ${origin}`,
+      application_name: `${LISTENER_APPLICATION_NAME} pid=${process.pid} ${origin}`,
       keepAlive: true,
       connectionTimeoutMillis: LIVENESS_TIMEOUT_MS,
       query_timeout: LIVENESS_TIMEOUT_MS,

@@ -95,7 +95,7 @@ export async function openWebChatPage(
     async connected() {
       await page
         .getByText('Connectivity Status: Connected', { exact: true })
-        .waitFor({ state: 'attached', timeout: 15_000 });
+        .waitFor({ state: 'attached', timeout: 30_000 });
     },
     async send(text) {
       await input.fill(text);
@@ -106,7 +106,7 @@ export async function openWebChatPage(
         .locator('.webchat__bubble:not(.webchat__bubble--from-user) .webchat__bubble__content')
         .filter({ hasText: pattern })
         .last();
-      await bubble.waitFor({ timeout: 15_000 });
+      await bubble.waitFor({ timeout: 30_000 });
       return (await bubble.innerText()).trim();
     },
     transcript: () =>
@@ -137,11 +137,11 @@ export async function openWebChatPage(
       // The attach button shows it holds a file once Web Chat has read it (and made its thumbnail).
       await page
         .locator('.webchat__upload-button .webchat__attachment-icon--checked')
-        .waitFor({ timeout: 5_000 });
+        .waitFor({ timeout: 15_000 });
     },
     close: () => context.close(),
   };
-  await input.waitFor({ timeout: 20_000 });
+  await input.waitFor({ timeout: 30_000 });
   await chat.connected();
   return chat;
 }

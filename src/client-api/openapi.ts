@@ -1,5 +1,6 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { Config } from '../core/config.ts';
+import type { DelegationScope } from '../core/delegation.ts';
 import { type ErrorSpec, httpErrors } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
 import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
@@ -34,6 +35,9 @@ export const securityRequirements: Record<CredentialKind, ReadonlyArray<Record<s
   none: [],
 };
 
+/** The operation's vendor extension naming the scope a delegated token needs (`operation({ delegated })`). */
+export const DELEGATED_SCOPE = 'x-delegated-scope';
+
 /**
  * A client API route schema: its contract name (operation id and, as `x-operation-code`, its operation
  * code), a summary, a tag and who may call it, around the schema's own parts. The error responses
@@ -49,6 +53,11 @@ export function operation<S extends RouteSchema>(
     security: CredentialKind;
     /** The catalogue entries the operation's own rules raise, e.g. `[deviceErrors.DEVICE_NOT_FOUND]`. */
     errors?: readonly ErrorSpec[];
+    /**
+     * The scope with which the assistant's delegated token may call it, on its linked account only; no
+     * scope: delegated tokens are refused (403). The guards read it from the route's schema.
+     */
+    delegated?: DelegationScope;
   },
   schema: S,
 ): S {
@@ -56,6 +65,7 @@ export function operation<S extends RouteSchema>(
     {
       operationId: options.id,
       ...(options.code ? { 'x-operation-code': options.code } : {}),
+      ...(options.delegated ? { [DELEGATED_SCOPE]: options.delegated } : {}),
       summary: options.summary,
       tags: [options.tag],
       security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
@@ -97,7 +107,7 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
           in: 'header',
           name: 'Authorization',
           description:
-            '`Bearer <token>`: a device access token (JWT, ES256; keys at /.well-known/jwks.json), or the refresh token on the token operations.',
+            '`Bearer <token>`: a device access token (JWT, ES256; keys at /.well-known/jwks.json), or the refresh token on the token operations, or a token the assistant signed for its linked user (POST /users/{assistantId}/delegations on assistant-auth), on the operations whose `x-delegated-scope` it holds.',
         },
         ApiKey: {
           type: 'apiKey',

@@ -53,6 +53,24 @@ export const clientApiService: ServiceDefinition = {
           bodyLimit: core.config.BODY_LIMIT,
           maxDepth: core.config.BODY_MAX_DEPTH,
         });
+        // Every action the assistant takes for a person is audited before it is answered: who acted (the
+        // runtime key behind the delegation), which operation with what outcome, on which account.
+        scope.addHook('onSend', async (request, reply, payload) => {
+          const principal = request.principal;
+          if (principal?.kind !== 'assistant') return payload;
+          const operation = (request.routeOptions.schema as { operationId?: string } | undefined)
+            ?.operationId;
+          await core
+            .audit(
+              `assistant:${principal.actor}`,
+              `delegated:${operation ?? request.routeOptions.url} ${reply.statusCode}`,
+              principal.accountNumber,
+            )
+            .catch((error: unknown) =>
+              request.log.error({ err: error }, 'auditing a delegated action failed'),
+            );
+          return payload;
+        });
         for (const register of routes) register(scope, api);
       },
       { prefix: core.config.CLIENT_API_BASE_PATH },

@@ -3,8 +3,10 @@ import type { Core } from '../../core/core.ts';
 import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
+import { DELEGATED_SCOPE } from '../openapi.ts';
 import type { SessionRepository, SessionState } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
+import { type AssistantPrincipal, createDelegatedTokens } from './delegated-tokens.ts';
 import { type Principal, pendingSessionCheck, type SessionCheck } from './principal.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
@@ -84,6 +86,9 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   const verified = new Map<string, { token: string; claims: AccessClaims & { exp: number } }>();
   const cacheKey = (token: string) => token.slice(-32);
 
+  /** Whether the token is one this process already verified as a device token. */
+  const verifiedDeviceToken = (token: string) => verified.get(cacheKey(token))?.token === token;
+
   async function claimsOf(token: string, now: number): Promise<AccessClaims | undefined> {
     const hit = verified.get(cacheKey(token));
     if (hit && hit.token === token) return hit.claims.exp * 1000 > now ? hit.claims : undefined;
@@ -138,6 +143,25 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     };
   }
 
+  const delegated = createDelegatedTokens(core);
+
+  /**
+   * The assistant's delegated token: only on an operation that names a scope the token holds
+   * (`operation({ delegated })`), and (requireAccount) only on the token's own account.
+   */
+  async function fromDelegatedToken(request: FastifyRequest, token: string): Promise<AssistantPrincipal> {
+    const principal = await delegated.principal(token);
+    const scope = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[DELEGATED_SCOPE];
+    if (typeof scope !== 'string' || !principal.scopes.has(scope as never)) {
+      throw authErrors.ACCESS_DENIED(
+        typeof scope === 'string'
+          ? `This delegated token lacks the scope ${scope}.`
+          : 'The assistant may not call this operation on behalf of a person.',
+      );
+    }
+    return principal;
+  }
+
   /** The token's principal; its session checked now, or left to the operation when `fold`. */
   async function fromToken(token: string, fold: boolean): Promise<Extract<Principal, { kind: 'device' }>> {
     const now = Date.now();
@@ -169,6 +193,13 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     }
     const token = bearer(request.headers.authorization);
     if (!token) throw noCredentials();
+    // A device token is the common case: the assistant's issuer is looked for only in what is not one.
+    if (!verifiedDeviceToken(token) && delegated.isAssistants(token)) {
+      const assistant = await fromDelegatedToken(request, token);
+      request.principal = assistant;
+      deviceLimit?.hit(`${assistant.accountNumber}\nassistant:${assistant.assistantId}`);
+      return;
+    }
     const principal = await fromToken(token, fold);
     request.principal = principal;
     deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
@@ -209,13 +240,20 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   const param = (request: FastifyRequest, name: string): unknown =>
     (request.params as Record<string, unknown> | undefined)?.[name];
 
-  /** A device token passes only when its `field` is the path parameter `name`; operators pass. */
+  /** Whose resources a token may act on: the assistant only on its linked account, never a user's own. */
+  const ownerOf = (principal: Principal, field: 'accountNumber' | 'userHash'): string | undefined => {
+    if (principal.kind === 'device') return principal[field];
+    return principal.kind === 'assistant' && field === 'accountNumber' ? principal.accountNumber : undefined;
+  };
+
+  /** A device or delegated token passes only when its `field` is the path parameter `name`; operators pass. */
   const sameAs =
     (field: 'accountNumber' | 'userHash', name: string, whose: string): SyncGuard =>
     // Fastify passes a synchronous throw from a callback hook to the error handler, like a rejection.
     (request, _reply, done) => {
       const principal = principalOf(request);
-      if (principal.kind === 'device' && principal[field] !== param(request, name)) {
+      if (principal.kind === 'operator') return done();
+      if (ownerOf(principal, field) !== param(request, name)) {
         throw authErrors.ACCESS_DENIED(`This token may not act on ${whose} resources.`);
       }
       done();

@@ -1,9 +1,10 @@
 import type { SessionState } from '../sessions/repository.ts';
+import type { AssistantPrincipal } from './delegated-tokens.ts';
 
 /**
  * Who is calling a client API operation. Set on the request by the client-api's `authenticate` hook
- * (src/client-api/auth/guards.ts): a device session's access token (Bearer JWT) or an operator's
- * back-office API key (X-API-Key).
+ * (src/client-api/auth/guards.ts): a device session's access token (Bearer JWT), an operator's
+ * back-office API key (X-API-Key), or the assistant's delegated token for its linked user's account.
  */
 export type Principal =
   | {
@@ -21,7 +22,8 @@ export type Principal =
        */
       sessionCheck?: SessionCheck;
     }
-  | { kind: 'operator'; keyId: string };
+  | { kind: 'operator'; keyId: string }
+  | AssistantPrincipal;
 
 /**
  * A device token's session check left to the operation's own statement, so that an authenticated

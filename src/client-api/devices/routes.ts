@@ -36,6 +36,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
           summary: "The account's devices.",
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND],
         },
         {
@@ -85,6 +86,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
           summary: 'Ids of the devices that saved a playback position within the playing window.',
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND],
         },
         {
@@ -108,6 +110,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
           summary: 'One device of the account.',
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
         },
         {
@@ -159,6 +162,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
             'Enables (within MAX_DEVICES_PER_ACCOUNT) or disables a device; disabling ends its sessions.',
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:write',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_LIMIT_REACHED],
         },
         {
@@ -186,6 +190,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
           summary: "The device's name.",
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
         },
         {
@@ -214,6 +219,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
           summary: 'Renames a device; the body is the bare new name.',
           tag,
           security: 'deviceOrOperator',
+          delegated: 'devices:write',
           errors: [
             deviceErrors.DEVICE_NAME_REQUIRED,
             deviceErrors.DEVICE_NAME_TOO_LONG,

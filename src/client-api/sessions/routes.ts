@@ -52,6 +52,7 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
           summary: "Closes one device's sessions of one qspVersion (All: every one).",
           tag,
           security: 'deviceOrOperator',
+          delegated: 'sessions:write',
           errors: [
             accountErrors.ACCOUNT_NOT_FOUND,
             deviceErrors.DEVICE_NOT_FOUND,

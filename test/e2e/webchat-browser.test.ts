@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/docs-page.ts';
 import { startTestFamily } from '../helpers/harness.ts';
+import { freePort, startServe } from '../helpers/processes.ts';
 import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
 
 /** What the assistant agent answers, as Web Chat shows it (typographic apostrophes included). */
@@ -49,7 +51,7 @@ async function converse(chat: WebChatPage, text: string, answer: RegExp): Promis
   );
 }
 
-// The three conversations run side by side: most of their time is waiting (a reconnect's 3–15 s back-off,
+// The conversations run side by side: most of their time is waiting (a reconnect's 3–15 s back-off,
 // polling's 1 s interval), and each has its own page and conversation.
 describe('the chat page in Chromium: the stock Web Chat against the embedded Direct Line channel', {
   concurrency: true,
@@ -109,6 +111,39 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
       await assertClean(chat);
     } finally {
       await chat.close();
+    }
+  });
+
+  it('npm start (serve, demo data on the embedded store, CHAT_PAGE unset): names the page, which converses', async () => {
+    assert.ok(browser);
+    const dataDir = mkdtempSync(join(tmpdir(), 'sintonia-chat-'));
+    const [clientApi, assistantAuth, agents] = [await freePort(), await freePort(), await freePort()];
+    const url = `http://127.0.0.1:${assistantAuth}`;
+    const serve = await startServe(
+      [],
+      {
+        HOST: '127.0.0.1',
+        SINTONIA_DATA_DIR: dataDir,
+        CLIENT_API_PORT: String(clientApi),
+        ASSISTANT_AUTH_PORT: String(assistantAuth),
+        AGENTS_PORT: String(agents),
+        LOG_LEVEL: 'info',
+      },
+      [url, `http://127.0.0.1:${agents}`],
+    );
+    try {
+      assert.ok(serve.output().includes(`"url":"${url}/chat"`), 'the log names the chat page');
+      const chat = await openWebChatPage(browser, url);
+      try {
+        await converse(chat, 'hello', GREETING);
+        await assertClean(chat);
+      } finally {
+        await chat.close();
+      }
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
 import { launchChromium } from '../helpers/docs-page.ts';
 import { startTestFamily } from '../helpers/harness.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
@@ -144,6 +145,37 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
       serve.child.kill('SIGTERM');
       await serve.exited;
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('DIRECTLINE_URL: the page of one assistant-auth talks to another’s Direct Line service (cross-origin)', async () => {
+    assert.ok(browser && running);
+    // This family's embedded channel stands for the external service; the page is served by another
+    // assistant-auth on another port, which holds that service's secret and hands out its tokens.
+    const service = running.family.url('assistant-auth');
+    const site = await startTestFamily(['assistant-auth'], {
+      CHAT_PAGE: 'on',
+      DIRECTLINE_URL: service,
+      DIRECTLINE_SECRET: channelSecret(running.core),
+    });
+    try {
+      const chat = await openWebChatPage(browser, site.family.url('assistant-auth'));
+      try {
+        await converse(chat, 'hello', GREETING);
+        const streams = await chat.page.evaluate(() =>
+          (window as unknown as { __openedSockets: WebSocket[] }).__openedSockets.map((socket) => socket.url),
+        );
+        assert.equal(streams.length, 1);
+        assert.ok(
+          streams[0]?.startsWith(service.replace(/^http/, 'ws')),
+          `stream from the service: ${streams[0]}`,
+        );
+        await assertClean(chat);
+      } finally {
+        await chat.close();
+      }
+    } finally {
+      await site.close();
     }
   });
 

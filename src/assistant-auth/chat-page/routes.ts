@@ -22,8 +22,8 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
     vary: 'accept-encoding',
   });
   if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-  const gzip = asset.gzipped && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  if (gzip && asset.gzipped) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
+  const takesGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+  if (takesGzip && asset.gzipped) return reply.header('content-encoding', 'gzip').send(asset.gzipped);
   return reply.send(asset.body);
 }
 

@@ -5,9 +5,10 @@
  * - Answer latency: a stream open on process A, a message posted through process B (on PostgreSQL two
  *   processes on one database, with the same master key; on SQLite, one process is both), timed from the
  *   post until the assistant's answer arrives on A's socket.
- * - Idle streams: N conversations, then N streams open on A; A's resident memory before and after, its
- *   CPU time over an idle window (a whole number of keep-alive rounds), and how many streams are still
- *   open at the end.
+ * - Idle streams: N conversations made through another process (on SQLite a second process on the same
+ *   store, stopped once they exist), then N streams open on A; A's resident memory before and its
+ *   highest while they idle, its CPU time over the idle window (a whole number of keep-alive rounds),
+ *   and how many streams are still open at the end.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,8 +39,11 @@ export interface ChannelResult {
     /** Keep-alive messages a stream received during the window: fewest and most over the streams. */
     keepAlivesMin: number;
     keepAlivesMax: number;
+    /** Seconds to make the conversations (through another process), then to open their streams. */
+    makeSeconds: number;
     openSeconds: number;
     windowSeconds: number;
+    /** A's resident memory before the streams open, and the most it held while they were idle. */
     rssBeforeKiB: number;
     rssAfterKiB: number;
     rssPerStreamKiB: number;
@@ -231,12 +235,18 @@ export async function runChannelBench(
     say(`${settings.samples} answers, posted on ${crossProcess ? 'process B' : 'the same process'}`);
     const latencyMs = await answerLatency(poster.url, streams.url, secret, settings.samples);
 
-    say(`${settings.streams} conversations, then their streams on process A`);
+    // The conversations come from another process, so that their making leaves nothing in A's memory:
+    // on SQLite a second process on the same store, for this only.
+    say(`${settings.streams} conversations through another process, then their streams on process A`);
+    const creator = other ?? (await startChannelProcess(env));
+    const made = Date.now();
     const conversations = await inParallel(
       Array.from({ length: settings.streams }, (_, index) => index),
       16,
-      () => startConversation(poster.url, secret, streams.url),
+      () => startConversation(creator.url, secret, streams.url),
     );
+    const makeSeconds = (Date.now() - made) / 1000;
+    if (creator !== other) await creator.stop();
     await sleep(1000);
     const rssBeforeKiB = rssKiB(streams.pid);
     const openStarted = Date.now();
@@ -251,14 +261,19 @@ export async function runChannelBench(
     const cpu = () => ({ streams: streams.cpuMs(), other: other?.cpuMs(), database: store.cpuMs() });
     const before = { at: performance.now(), ...cpu() };
     say(`${opened.length} streams open in ${openSeconds.toFixed(1)} s; idle for ${settings.idleSeconds} s`);
-    await sleep(settings.idleSeconds * 1000);
+    // The most memory A holds during the window (its keep-alive rounds included), sampled every second.
+    let rssAfterKiB = rssKiB(streams.pid);
+    const windowEnd = before.at + settings.idleSeconds * 1000;
+    while (performance.now() < windowEnd) {
+      await sleep(Math.min(1000, windowEnd - performance.now()));
+      rssAfterKiB = Math.max(rssAfterKiB, rssKiB(streams.pid));
+    }
     const after = { at: performance.now(), ...cpu() };
     const windowMs = after.at - before.at;
     const share = (from: number | undefined, to: number | undefined) =>
       from === undefined || to === undefined
         ? undefined
         : Math.round(((to - from) / windowMs) * 10000) / 10000;
-    const rssAfterKiB = rssKiB(streams.pid);
     const received = opened.map((stream, index) => stream.keepAlives() - (keepAlivesBefore[index] ?? 0));
     const openAtEnd = opened.filter((stream) => stream.socket.readyState === WebSocket.OPEN).length;
     return {
@@ -270,6 +285,7 @@ export async function runChannelBench(
         openAtEnd,
         keepAlivesMin: Math.min(...received),
         keepAlivesMax: Math.max(...received),
+        makeSeconds,
         openSeconds,
         windowSeconds: Math.round(windowMs / 100) / 10,
         rssBeforeKiB,

@@ -158,9 +158,12 @@ export function formatChannel(channel: ChannelResult): string {
   ].join('');
   return [
     `answer latency (${channel.crossProcess ? 'posted on process B, stream on process A' : 'one process'}, ${latency.samples.length} answers): median ${latency.median} ms, p95 ${latency.p95} ms, max ${latency.max} ms`,
-    `idle streams on process A: ${idle.opened} opened in ${idle.openSeconds.toFixed(1)} s, ${idle.openAtEnd} still open after ${idle.windowSeconds} s idle (${idle.keepAlivesMin}–${idle.keepAlivesMax} keep-alives each)`,
+    `idle streams on process A: ${idle.opened} made in ${idle.makeSeconds.toFixed(1)} s, opened in ${idle.openSeconds.toFixed(1)} s, ${idle.openAtEnd} still open after ${idle.windowSeconds} s idle (${idle.keepAlivesMin}–${idle.keepAlivesMax} keep-alives each)`,
+    ...(idle.keepAlivesMin === 0
+      ? ['  (a stream saw no keep-alive round in the window: --idle is shorter than DIRECTLINE_KEEPALIVE_MS)']
+      : []),
     `  CPU over the window: ${percent(idle.cpuShare)} of a core${others}`,
-    `  RSS ${mib(idle.rssBeforeKiB)} → ${mib(idle.rssAfterKiB)}: ${idle.rssPerStreamKiB} KiB per stream`,
+    `  RSS ${mib(idle.rssBeforeKiB)} before, at most ${mib(idle.rssAfterKiB)} while idle: ${idle.rssPerStreamKiB} KiB per stream`,
   ].join('\n');
 }
 

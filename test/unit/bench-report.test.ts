@@ -106,6 +106,7 @@ function channel(overrides: {
       openAtEnd: overrides.openAtEnd ?? 2000,
       keepAlivesMin: 2,
       keepAlivesMax: 2,
+      makeSeconds: 8,
       openSeconds: 5,
       windowSeconds: 30,
       rssBeforeKiB: 100_000,

@@ -9,6 +9,11 @@ export interface AgentTurn {
   locale?: string;
   /** Files the user sent with this turn. */
   attachments?: TurnAttachment[];
+  /**
+   * The assistant user speaking, known only when the assistant signed the call for a conversation bound
+   * to a person (never from the request body): the account tools act for this person's linked account.
+   */
+  speaker?: { assistantId: string };
   /** Aborted when the caller goes away: pass it to every call the agent makes. */
   signal: AbortSignal;
 }

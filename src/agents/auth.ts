@@ -6,7 +6,14 @@ import { authErrors, challenging, type ErrorSpec, httpErrors, subsystemErrors } 
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
-export type AgentCaller = { kind: 'api-key'; keyId: string } | { kind: 'assistant'; subject?: string };
+export type AgentCaller =
+  | { kind: 'api-key'; keyId: string }
+  | {
+      kind: 'assistant';
+      subject?: string;
+      /** The assistant user speaking, when the channel bound the conversation to a person (signed claim). */
+      speaker?: string;
+    };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -64,7 +71,12 @@ export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
     if (!token) throw refusals.TOKEN_INVALID('The Authorization header must be `Bearer <JWT>`.');
     const outcome = await assistantTokens.verify(token);
     if (outcome.ok) {
-      request.agentCaller = { kind: 'assistant', subject: outcome.payload.sub };
+      const speaker = outcome.payload.assistant_id;
+      request.agentCaller = {
+        kind: 'assistant',
+        subject: outcome.payload.sub,
+        ...(typeof speaker === 'string' && speaker.length > 0 ? { speaker } : {}),
+      };
       return;
     }
     if (outcome.reason === 'keys-unavailable') {

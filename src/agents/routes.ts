@@ -3,6 +3,7 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import Value from 'typebox/value';
 import type { App } from '../core/http/service-app.ts';
 import { type Agent, type AgentAnswer, type AgentRegistry, type AgentTurn, agentChunks } from './agent.ts';
+import type { AgentCaller } from './auth.ts';
 import { agentErrors, responseErrors } from './errors.ts';
 import { ResponseValidationError } from './exceptions.ts';
 import { agentOperation } from './openapi.ts';
@@ -52,14 +53,17 @@ function answerBody(agent: Agent, request: InvokeRequest, answer: AgentAnswer): 
   return body;
 }
 
-function turnOf(request: InvokeRequest, signal: AbortSignal): AgentTurn {
-  const { input, conversationId, locale, attachments } = request;
+function turnOf(request: { body: InvokeRequest; agentCaller?: AgentCaller }, signal: AbortSignal): AgentTurn {
+  const { input, conversationId, locale, attachments } = request.body;
+  const caller = request.agentCaller;
+  const speaker = caller?.kind === 'assistant' ? caller.speaker : undefined;
   return {
     input,
     conversationId,
     signal,
     ...(locale ? { locale } : {}),
     ...(attachments ? { attachments } : {}),
+    ...(speaker ? { speaker: { assistantId: speaker } } : {}),
   };
 }
 
@@ -109,7 +113,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
       const signal = abortOnDisconnect(reply);
       let answer: AgentAnswer;
       try {
-        answer = await agent.invoke(turnOf(request.body, signal));
+        answer = await agent.invoke(turnOf(request, signal));
       } catch (error) {
         return abandonIfClientGone(request, reply, signal, error);
       }
@@ -143,7 +147,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
     async (request, reply) => {
       const agent = registry.get(request.params.name);
       const signal = abortOnDisconnect(reply);
-      const chunks = agentChunks(agent, turnOf(request.body, signal));
+      const chunks = agentChunks(agent, turnOf(request, signal));
       // The first chunk is awaited before the headers go out: an early failure is a plain HTTP error.
       let first: IteratorResult<string>;
       try {

@@ -9,16 +9,21 @@ import { configuredModelClient } from './chat/model-client.ts';
 import { agentProblemPolicy } from './error-policy.ts';
 import { agentsOpenApi } from './openapi.ts';
 import { agentRoutes } from './routes.ts';
+import { createAccountClient } from './tools/account-client.ts';
+import { createConfirmations } from './tools/confirmations.ts';
 
 /** The agents the server registers: the embedded assistant and the chat agent over its model client. */
 function defaultAgents(core: Core): Agent[] {
   const modelClient = configuredModelClient(core.config);
   if (!modelClient) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
   return [
-    createAssistantAgent({
-      maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,
-      deviceDeleteCooldownSeconds: core.config.DEVICE_DELETE_COOLDOWN,
-    }),
+    createAssistantAgent(
+      {
+        maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,
+        deviceDeleteCooldownSeconds: core.config.DEVICE_DELETE_COOLDOWN,
+      },
+      { client: createAccountClient(core), confirmations: createConfirmations(core) },
+    ),
     createChatAgent(modelClient, core.config.MODEL_NAME),
   ];
 }

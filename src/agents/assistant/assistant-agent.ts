@@ -1,6 +1,11 @@
-import type { Agent, AgentTurn } from '../agent.ts';
+import type { Agent, AgentAnswer, AgentTurn } from '../agent.ts';
 import { AgentValidationException } from '../exceptions.ts';
 import type { TurnAttachment } from '../schemas.ts';
+import type { AccountClient } from '../tools/account-client.ts';
+import { createAccountTools } from '../tools/account-tools.ts';
+import type { Confirmations } from '../tools/confirmations.ts';
+import { accountRequestOf, cancelled, linkFirst, say } from './account-intents.ts';
+import { type Language, languageOf, looksSpanish } from './language.ts';
 
 /** Facts of this deployment the answers quote, so they stay true when the operator changes them. */
 export interface AssistantFacts {
@@ -8,16 +13,11 @@ export interface AssistantFacts {
   deviceDeleteCooldownSeconds: number;
 }
 
-export type Language = 'es' | 'en';
-
 interface Intent {
   name: string;
   pattern: RegExp;
   answer(language: Language, facts: AssistantFacts): string;
 }
-
-const SPANISH =
-  /[¿¡ñáéíóú]|\b(hola|buenas|qu[eé]|como|c[oó]mo|puedo|quiero|mis?|grabar|ayuda|gracias|dispositivos?|tele|programaci[oó]n|echan|adi[oó]s)\b/i;
 
 function hours(seconds: number): string {
   return String(Math.round((seconds / 3600) * 10) / 10);
@@ -99,7 +99,7 @@ function fallback(language: Language): string {
 
 /** The answer and the intent that produced it (`fallback` when none matched). */
 export function answerFor(input: string, facts: AssistantFacts): { intent: string; output: string } {
-  const language: Language = SPANISH.test(input) ? 'es' : 'en';
+  const language: Language = looksSpanish(input) ? 'es' : 'en';
   const intent = intents.find((candidate) => candidate.pattern.test(input));
   return intent
     ? { intent: intent.name, output: intent.answer(language, facts) }
@@ -137,7 +137,7 @@ function answerWithFiles(turn: AgentTurn, files: readonly TurnAttachment[], fact
   const names = files.map((file) => file.name).join(', ');
   const words = turn.input.trim() === names ? '' : turn.input.trim();
   const language: Language = words
-    ? SPANISH.test(words)
+    ? looksSpanish(words)
       ? 'es'
       : 'en'
     : turn.locale?.toLowerCase().startsWith('es')
@@ -149,24 +149,62 @@ function answerWithFiles(turn: AgentTurn, files: readonly TurnAttachment[], fact
   return reply.intent === 'fallback' ? acknowledgement : `${acknowledgement} ${reply.output}`;
 }
 
+/** What the assistant needs to act on a linked person's account (absent: it answers questions only). */
+export interface AssistantAccounts {
+  client: AccountClient;
+  confirmations: Confirmations;
+}
+
+/**
+ * The account part of a turn: the person's devices through the account tools, when they ask for them or
+ * answer a confirmation; undefined for anything else (which also cancels what was waiting for a yes).
+ */
+async function accountAnswer(turn: AgentTurn, accounts: AssistantAccounts): Promise<AgentAnswer | undefined> {
+  const request = accountRequestOf(turn.input);
+  const speaker = turn.speaker?.assistantId;
+  const owner = speaker ? { assistantId: speaker, conversationId: turn.conversationId ?? '' } : undefined;
+  if (!request) {
+    if (owner) await accounts.confirmations.cancel(owner);
+    return undefined;
+  }
+  const language = languageOf(turn.input, turn.locale);
+  // A yes or no with nothing of the account asked is small talk for an anonymous person.
+  if (!owner) return request.kind === 'tool' ? linkFirst(language) : undefined;
+  if (request.kind === 'no') return cancelled(language, await accounts.confirmations.cancel(owner));
+  const linked = await accounts.client.forSpeaker(owner.assistantId);
+  if (!linked.linked) {
+    await accounts.confirmations.cancel(owner);
+    return linkFirst(language);
+  }
+  const tools = createAccountTools(linked.session, accounts.confirmations, owner);
+  const result =
+    request.kind === 'yes' ? await tools.confirm() : await tools.call(request.tool, request.args);
+  return say(result, language);
+}
+
 /** The embedded default: rule-based, no network, answers in Spanish or English. */
-export function createAssistantAgent(facts: AssistantFacts): Agent {
+export function createAssistantAgent(facts: AssistantFacts, accounts?: AssistantAccounts): Agent {
   function answer(turn: AgentTurn): string {
     if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
     if (turn.attachments?.length) return answerWithFiles(turn, turn.attachments, facts);
     return answerFor(turn.input, facts).output;
   }
+  async function respond(turn: AgentTurn): Promise<AgentAnswer> {
+    if (turn.input.trim().length > 0 && !turn.attachments?.length && accounts) {
+      const account = await accountAnswer(turn, accounts);
+      if (account) return account;
+    }
+    return { output: answer(turn) };
+  }
   return {
     name: 'assistant',
     description:
-      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent. Needs no network.',
+      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent; for a linked person lists, renames, enables, disables and signs out their devices (changes after a yes). Needs no network beyond the family.',
     configured: () => true,
-    async invoke(turn) {
-      return { output: answer(turn) };
-    },
+    invoke: respond,
     async *stream(turn) {
       // Word by word, so clients render it as it comes, like a model's stream.
-      for (const word of answer(turn).match(/\S+\s*/g) ?? []) {
+      for (const word of (await respond(turn)).output.match(/\S+\s*/g) ?? []) {
         turn.signal.throwIfAborted();
         yield word;
       }

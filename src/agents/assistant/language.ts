@@ -1,0 +1,15 @@
+/** The languages the rule-based assistant answers in. */
+export type Language = 'es' | 'en';
+
+const SPANISH =
+  /[¿¡ñáéíóú]|\b(hola|buenas|qu[eé]|como|c[oó]mo|puedo|quiero|mis?|grabar|ayuda|gracias|dispositivos?|tele|programaci[oó]n|echan|adi[oó]s|s[ií]|vale|cierra|sesi[oó]n|cambia|nombre|desactiva|activa|tengo|est[aá]n?)\b/i;
+
+/** Spanish when the words look Spanish; else the locale's language when it is Spanish; else English. */
+export function languageOf(words: string, locale?: string): Language {
+  if (SPANISH.test(words)) return 'es';
+  if (words.trim().length === 0 && locale?.toLowerCase().startsWith('es')) return 'es';
+  return 'en';
+}
+
+/** Whether the words look Spanish. */
+export const looksSpanish = (words: string): boolean => SPANISH.test(words);

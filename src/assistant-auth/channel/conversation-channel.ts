@@ -1,6 +1,14 @@
-/** What a channel token request may say: the Direct Line user id to bind (`dl_…`) and a caller's abort. */
+/**
+ * What a channel token request may say: the Direct Line user id to bind (`dl_…`), the person the
+ * conversation speaks for, and a caller's abort.
+ */
 export interface ChannelTokenOptions {
   userId?: string;
+  /**
+   * The assistantId of the person the conversation speaks for, found or created when called: only a
+   * channel that can bind conversations calls it (the embedded one); the others refuse before.
+   */
+  speaker?: () => Promise<string>;
   signal?: AbortSignal;
 }
 

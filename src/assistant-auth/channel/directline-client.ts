@@ -7,6 +7,7 @@ import type {
   ChannelTokenOptions,
   ConversationChannel,
 } from './conversation-channel.ts';
+import { channelErrors } from './errors.ts';
 
 interface DirectLineAnswer {
   conversationId?: unknown;
@@ -38,8 +39,11 @@ export function createDirectLineClient(
   settings: { url: string; secret: string },
 ): ConversationChannel {
   const base = settings.url.replace(/\/+$/, '');
-  const call = (path: string, options: ChannelTokenOptions) =>
-    callSubsystem<DirectLineAnswer>({
+  const call = (path: string, options: ChannelTokenOptions) => {
+    // The service keeps its conversations, so the speaker cannot be stored beside them, and a `dl_…`
+    // user id is no proof: any key may ask for any user id.
+    if (options.speaker) throw channelErrors.CHANNEL_BINDING_UNSUPPORTED();
+    return callSubsystem<DirectLineAnswer>({
       subsystem: SUBSYSTEM,
       url: `${base}/v3/directline/${path}`,
       method: 'POST',
@@ -48,6 +52,7 @@ export function createDirectLineClient(
       timeoutMs: core.config.SUBSYSTEM_TIMEOUT_MS,
       signal: options.signal,
     });
+  };
 
   return {
     kind: 'external',

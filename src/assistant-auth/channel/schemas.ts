@@ -1,4 +1,21 @@
 import Type from 'typebox';
+import { channelIdentityHeaders } from '../users/schemas.ts';
+
+const { 'x-channel': channel, 'x-channel-user-id': channelUserId } = channelIdentityHeaders.properties;
+
+/**
+ * The person a conversation speaks for: a channel identity, as `GET /users/assistant-id` takes it. Both
+ * headers or neither (anonymous); the access check of the key class comes first.
+ */
+export const channelSpeakerHeaders = Type.Object(
+  {
+    'x-channel': Type.Optional(channel),
+    'x-channel-user-id': Type.Optional(channelUserId),
+  },
+  {
+    dependencies: { 'x-channel': ['x-channel-user-id'], 'x-channel-user-id': ['x-channel'] },
+  },
+);
 
 export const channelTokenQuery = Type.Object({
   userId: Type.Optional(

@@ -1,8 +1,35 @@
 import type { Core } from '../../core/core.ts';
 import { createEmbeddedDirectLine, type EmbeddedDirectLine } from '../directline/embedded-channel.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
-import type { ConversationChannel } from './conversation-channel.ts';
+import type { ChannelTokenOptions, ConversationChannel } from './conversation-channel.ts';
 import { createDirectLineClient } from './directline-client.ts';
+import { channelErrors } from './errors.ts';
+
+/**
+ * The embedded channel with its conversations bound to a person when asked: the conversation row is
+ * stored at once with its speaker, so refreshing, reconnecting and recovery all read it from there.
+ */
+function withSpeakers(directLine: EmbeddedDirectLine): ConversationChannel {
+  const { channel, conversations } = directLine;
+  const start = (options: ChannelTokenOptions) => ({
+    user: options.userId ? { id: options.userId } : undefined,
+  });
+  const bound = <T>(answer: T | undefined): T => {
+    if (answer === undefined) throw channelErrors.CHANNEL_SPEAKER_REMOVED();
+    return answer;
+  };
+  return {
+    kind: channel.kind,
+    async token(options) {
+      if (!options.speaker) return channel.token(options);
+      return bound(await conversations.generateFor(await options.speaker(), start(options)));
+    },
+    async streamToken(options) {
+      if (!options.speaker) return channel.streamToken(options);
+      return { ...bound(await conversations.startFor(await options.speaker(), start(options))) };
+    },
+  };
+}
 
 /**
  * The conversation channel of /token: the external Direct Line service when DIRECTLINE_URL is set (it
@@ -19,5 +46,5 @@ export function selectConversationChannel(
     return { channel: createDirectLineClient(core, { url, secret }) };
   }
   const directLine = createEmbeddedDirectLine(core, signer);
-  return { channel: directLine.channel, directLine };
+  return { channel: withSpeakers(directLine), directLine };
 }

@@ -33,6 +33,8 @@ export interface AgentCall {
   input: string;
   conversationId: string;
   userId: string;
+  /** The assistant user the conversation speaks for; null or absent when anonymous. */
+  assistantId?: string | null;
   locale?: string;
   attachments?: TurnFile[];
 }
@@ -90,10 +92,16 @@ export function createAgentClient(core: Core, signer: AssistantSigner): AgentCli
 
   return {
     timeoutMs,
-    async invoke({ input, conversationId, userId, locale, attachments }) {
+    async invoke({ input, conversationId, userId, assistantId, locale, attachments }) {
       const base = (core.config.AGENTS_URL ?? core.serviceUrl('agents')).replace(/\/+$/, '');
+      // `assistant_id` tells the agent who is speaking; only a bound conversation's calls carry it.
       const jwt = await signer.sign(
-        { sub: userId, channel: 'directline', conversationId },
+        {
+          sub: userId,
+          channel: 'directline',
+          conversationId,
+          ...(assistantId ? { assistant_id: assistantId } : {}),
+        },
         { audience: AGENTS_AUDIENCE },
       );
       let answer: Awaited<ReturnType<typeof callSubsystem<unknown>>>;

@@ -123,11 +123,10 @@ export function createConversationService(
   const owner = randomBytes(9).toString('base64url');
   const claim = () => ({ by: owner, until: Date.now() + claimMs });
 
-  async function answerMessage(
-    row: Pick<ConversationRow, 'id' | 'userId'>,
-    message: Activity,
-    seq: number,
-  ): Promise<void> {
+  /** What answering a message needs of its conversation: who wrote it and whom it speaks for. */
+  type Speaking = Pick<ConversationRow, 'id' | 'userId' | 'assistantId'>;
+
+  async function answerMessage(row: Speaking, message: Activity, seq: number): Promise<void> {
     await repository.renewClaims(row.id, claim());
     const typing = () =>
       hub.sendEphemeral(row.id, {
@@ -149,6 +148,7 @@ export function createConversationService(
           input: message.text?.trim() || files.map((file) => file.name).join(', '),
           conversationId: row.id,
           userId: row.userId,
+          assistantId: row.assistantId,
           ...(message.locale ? { locale: message.locale } : {}),
           ...(files.length > 0 ? { attachments: files } : {}),
         })
@@ -183,7 +183,7 @@ export function createConversationService(
     }
   }
 
-  function enqueueAnswer(row: Pick<ConversationRow, 'id' | 'userId'>, message: Activity, seq: number): void {
+  function enqueueAnswer(row: Speaking, message: Activity, seq: number): void {
     const previous = queues.get(row.id) ?? Promise.resolve();
     const next: Promise<void> = previous
       .then(() => answerMessage(row, message, seq))
@@ -204,6 +204,27 @@ export function createConversationService(
       return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
     },
 
+    /**
+     * /token for a person (never a Direct Line route): the conversation is stored at once with its
+     * speaker, so its first `POST /conversations` finds it (200) and no request can bind it otherwise.
+     * Undefined when the speaker was removed meanwhile.
+     */
+    async generateFor(speaker: string, body: StartBody): Promise<TokenAnswer | undefined> {
+      const binding = { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+      const stored = await repository.start(binding.conversationId, binding.userId, Date.now(), speaker);
+      if (stored === 'speaker-gone') return undefined;
+      return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
+    },
+
+    /** /token/wss for a person (never a Direct Line route): a new conversation bound to its speaker. */
+    async startFor(speaker: string, body: StartBody): Promise<ConversationAnswer | undefined> {
+      const conversationId = newConversationId();
+      const userId = body?.user?.id ?? newUserId();
+      const stored = await repository.start(conversationId, userId, Date.now(), speaker);
+      if (stored === 'speaker-gone') return undefined;
+      return conversationAnswer({ id: conversationId, userId, lastSeq: 0, assistantId: speaker });
+    },
+
     async refresh(credential: Credential): Promise<TokenAnswer> {
       if (credential.kind !== 'token') throw directLineErrors.DIRECTLINE_TOKEN_REQUIRED();
       const { conversationId, userId } = credential;
@@ -222,7 +243,8 @@ export function createConversationService(
         credential.kind === 'token'
           ? { conversationId: credential.conversationId, userId: credential.userId }
           : { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
-      const created = await repository.start(binding.conversationId, binding.userId, Date.now());
+      // No speaker here: a conversation is bound by /token or /token/wss only, never through Direct Line.
+      const created = (await repository.start(binding.conversationId, binding.userId, Date.now())) === true;
       const row = await conversationFor(credential, binding.conversationId);
       // The streamUrl of a start replays the conversation from its beginning.
       return { created, answer: await conversationAnswer(row) };
@@ -342,8 +364,8 @@ export function createConversationService(
     /** Answers the messages a dead process left pending (its claim ran out); returns how many. */
     async recoverAbandoned(): Promise<number> {
       const abandoned = await repository.claimAbandoned(Date.now(), claim(), 50);
-      for (const { seq, activity, userId } of abandoned) {
-        enqueueAnswer({ id: activity.conversation.id, userId }, activity, seq);
+      for (const { seq, activity, userId, assistantId } of abandoned) {
+        enqueueAnswer({ id: activity.conversation.id, userId, assistantId }, activity, seq);
       }
       return abandoned.length;
     },

@@ -9,6 +9,14 @@ export interface ConversationRow {
   id: string;
   userId: string;
   lastSeq: number;
+  /** The assistant user the conversation speaks for; null when anonymous. */
+  assistantId: string | null;
+}
+
+/** A reference to a row that is not there: SQLite's and PostgreSQL's codes for a foreign key violation. */
+function isMissingReference(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
 export interface StoredActivity {
@@ -34,6 +42,9 @@ export interface Claim {
   by: string;
   until: number;
 }
+
+/** A pending message another process left, with whom its conversation belongs to. */
+export type AbandonedMessage = StoredActivity & Pick<ConversationRow, 'userId' | 'assistantId'>;
 
 export type DirectLineRepository = ReturnType<typeof createDirectLineRepository>;
 
@@ -88,23 +99,50 @@ export function createDirectLineRepository(database: Database) {
   }
 
   return {
-    /** True when this call created the conversation, false when it already existed. */
-    async start(id: string, userId: string, now: number): Promise<boolean> {
-      const result = await db
-        .insertInto('directline_conversations')
-        .values({ id, user_id: userId, last_seq: 0, created_at: now, last_activity_at: now })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    /**
+     * True when this call created the conversation, false when it already existed (an existing row
+     * keeps its speaker). 'speaker-gone' when `assistantId` names a user removed meanwhile.
+     */
+    async start(
+      id: string,
+      userId: string,
+      now: number,
+      assistantId: string | null = null,
+    ): Promise<boolean | 'speaker-gone'> {
+      try {
+        const result = await db
+          .insertInto('directline_conversations')
+          .values({
+            id,
+            user_id: userId,
+            last_seq: 0,
+            created_at: now,
+            last_activity_at: now,
+            assistant_id: assistantId,
+          })
+          .onConflict((conflict) => conflict.column('id').doNothing())
+          .executeTakeFirst();
+        return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      } catch (error) {
+        if (assistantId !== null && isMissingReference(error)) return 'speaker-gone';
+        throw error;
+      }
     },
 
     async find(id: string): Promise<ConversationRow | undefined> {
       const row = await db
         .selectFrom('directline_conversations')
-        .select(['id', 'user_id', 'last_seq'])
+        .select(['id', 'user_id', 'last_seq', 'assistant_id'])
         .where('id', '=', id)
         .executeTakeFirst();
-      return row && { id: row.id, userId: row.user_id, lastSeq: Number(row.last_seq) };
+      return (
+        row && {
+          id: row.id,
+          userId: row.user_id,
+          lastSeq: Number(row.last_seq),
+          assistantId: row.assistant_id,
+        }
+      );
     },
 
     /**
@@ -181,13 +219,10 @@ export function createDirectLineRepository(database: Database) {
 
     /**
      * Takes over pending messages whose claim ran out (their process died): each is claimed with a
-     * conditional update, so of several processes sweeping at once only one answers it.
+     * conditional update, so of several processes sweeping at once only one answers it. Each comes
+     * with its conversation's user and speaker, as the agent must hear them.
      */
-    async claimAbandoned(
-      now: number,
-      claim: Claim,
-      limit: number,
-    ): Promise<Array<StoredActivity & { userId: string }>> {
+    async claimAbandoned(now: number, claim: Claim, limit: number): Promise<AbandonedMessage[]> {
       const candidates = await db
         .selectFrom('directline_activities')
         .innerJoin(
@@ -201,13 +236,14 @@ export function createDirectLineRepository(database: Database) {
           'directline_activities.activity',
           'directline_activities.claimed_until',
           'directline_conversations.user_id',
+          'directline_conversations.assistant_id',
         ])
         .where('directline_activities.answer_state', '=', 'pending')
         .where('directline_activities.claimed_until', '<', now)
         .orderBy('directline_activities.created_at')
         .limit(limit)
         .execute();
-      const claimed: Array<StoredActivity & { userId: string }> = [];
+      const claimed: AbandonedMessage[] = [];
       for (const candidate of candidates) {
         const result = await db
           .updateTable('directline_activities')
@@ -222,6 +258,7 @@ export function createDirectLineRepository(database: Database) {
             seq: Number(candidate.seq),
             activity: JSON.parse(candidate.activity) as Activity,
             userId: candidate.user_id,
+            assistantId: candidate.assistant_id,
           });
         }
       }

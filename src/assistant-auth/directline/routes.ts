@@ -121,7 +121,7 @@ async function conversationRoutes(app: App, { core, directLine }: AssistantAuth)
           id: 'startConversation',
           summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
           description:
-            'With a token: its conversation, whatever `user.id` the body names (the token’s user stands). With the secret: a new one for `user.id` (or a generated `dl_…` id). The streamUrl replays the conversation from its start.',
+            'With a token: its conversation, whatever `user.id` the body names (the token’s user stands); a token from `/token` bound to a person names a conversation that exists already (200). With the secret: a new one for `user.id` (or a generated `dl_…` id). Nothing here binds a conversation to a person or changes its binding. The streamUrl replays the conversation from its start.',
         },
         {
           body: conversationStartBody,

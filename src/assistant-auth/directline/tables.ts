@@ -2,7 +2,8 @@ import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../
 
 /**
  * Tables of the embedded Direct Line channel (migrations 20261122084000_directline,
- * 20261122084001_directline-answers and 20261123200000_directline-uploads). Times are epoch milliseconds.
+ * 20261122084001_directline-answers, 20261123200000_directline-uploads and
+ * 20261123200004_directline-speaker). Times are epoch milliseconds.
  */
 export const directLineColumns = {
   directline_conversations: {
@@ -13,6 +14,12 @@ export const directLineColumns = {
     last_seq: bigint(),
     created_at: bigint(),
     last_activity_at: bigint(),
+    /**
+     * The assistant user the conversation speaks for, set when /token or /token/wss bound it to a
+     * channel identity and never through Direct Line; null for anonymous conversations and once the
+     * user is removed (foreign key, on delete set null).
+     */
+    assistant_id: nullable(text()),
   },
   directline_activities: {
     conversation_id: text(),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chatPageEnabled } from '../assistant-auth/chat-page/settings.ts';
 import { type KeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
 import { type Core, type ServiceName, serviceNames } from '../core/core.ts';
 import { type RunningFamily, seedDemo, startFamily } from '../family.ts';
@@ -84,19 +85,25 @@ export const serveCommand: Command = {
     // SINTONIA_DEMO=0 (production): no demo records, no demo keys, nothing printed.
     if (core.database.dialect === 'sqlite' && core.config.SINTONIA_DEMO === '1') {
       demo = recordedDemo(core) ?? (await loadDemo(core));
+      // The demo's agents act for linked people with the demo runtime key, unless one is configured.
+      const runtimeKey = (demo.apiKeys as Partial<Record<KeyClass, string>> | undefined)?.runtime;
+      if (core.config.ASSISTANT_RUNTIME_KEY === undefined && runtimeKey !== undefined) {
+        Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
+      }
     }
     const family = await startFamily(core, names);
     core.logger.info(
       { services: Object.fromEntries(family.services.map((service) => [service.name, service.url])) },
       'sintonia is serving',
     );
-    printWelcome(family.services, demo);
+    printWelcome(core, family.services, demo);
     await untilStopped(core, family);
     return undefined;
   },
 };
 
 function printWelcome(
+  core: Core,
   running: Array<{ name: string; url: string }>,
   demo: Record<string, unknown> | undefined,
 ) {
@@ -105,6 +112,10 @@ function printWelcome(
     lines.push(
       `  ${service.name.padEnd(15)} ${service.url}   (docs: ${service.url}/docs, health: ${service.url}/healthz)`,
     );
+  const assistantAuth = running.find((service) => service.name === 'assistant-auth');
+  if (assistantAuth && chatPageEnabled(core)) {
+    lines.push('', `Chat with the assistant: ${assistantAuth.url}/chat`);
+  }
   if (demo) {
     lines.push('', 'Demo credentials (also in SINTONIA_DATA_DIR/demo-credentials.json):');
     lines.push(JSON.stringify(demo, null, 2).replace(/^/gm, '  '));

@@ -242,4 +242,37 @@ describe('assistant-auth access matrix', () => {
     }
     assert.deepEqual(failures, []);
   });
+
+  it('lets only gateway and runtime keys bind /token and /token/wss to a person', async () => {
+    // Past the access check the external service here refuses to bind: 400 CHANNEL_BINDING_UNSUPPORTED.
+    const want: Record<Caller, [number, string]> = {
+      none: [401, 'CREDENTIALS_MISSING'],
+      revoked: [401, 'API_KEY_INVALID'],
+      unknown: [401, 'API_KEY_INVALID'],
+      client: [403, 'ACCESS_DENIED'],
+      backoffice: [403, 'ACCESS_DENIED'],
+      gateway: [400, 'CHANNEL_BINDING_UNSUPPORTED'],
+      runtime: [400, 'CHANNEL_BINDING_UNSUPPORTED'],
+    };
+    const failures: string[] = [];
+    for (const url of ['/token', '/token/wss']) {
+      for (const caller of callers) {
+        const key = keys.get(caller);
+        const response = await app.inject({
+          url,
+          headers: {
+            'x-channel': 'web',
+            'x-channel-user-id': randomUUID(),
+            ...(key ? { 'x-api-key': key } : {}),
+          },
+        });
+        const type = (response.json() as { errors?: Array<{ type: string }> }).errors?.[0]?.type;
+        const [status, wanted] = want[caller];
+        if (response.statusCode !== status || type !== wanted) {
+          failures.push(`${url} as ${caller}: want ${status} ${wanted}, got ${response.statusCode} ${type}`);
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
 });

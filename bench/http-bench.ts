@@ -1,13 +1,14 @@
 /**
- * The HTTP part of the bench on one store: the bare baseline and the real client-api, each alone in its
- * own process in turn, every hot path loaded by autocannon (its own process, 127.0.0.1 only, bounded in
- * time), in `rounds` rounds (bare, client-api, bare, client-api…); each path's median round is reported.
+ * The HTTP part of the bench on one store: the bare baseline and the real client-api, each in its own
+ * process, every hot path loaded by autocannon (its own process, 127.0.0.1 only, bounded in time), one
+ * server under load at a time, the paths of one operation back to back (bare read, our reads, bare
+ * upsert, our save…), in `rounds` rounds; each path's median round is reported.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from './dataset.ts';
 import type { LoadPlan, LoadResult } from './load.ts';
-import { freePort, runLoadProcess, startServer } from './process.ts';
+import { freePort, runLoadProcess, type Server, startServer } from './process.ts';
 import { addRatios, medianRounds, type PathResult } from './report.ts';
 import type { Format, PathPlan, Target } from './targets.ts';
 
@@ -31,77 +32,93 @@ export async function runHttpBench(
   dir: string,
   settings: HttpSettings,
 ): Promise<PathResult[]> {
+  const say = (line: string) => process.stderr.write(`[bench] ${settings.label} ${line}\n`);
+  for (const target of targets) {
+    const started = Date.now();
+    await target.seed(dataset, dir);
+    say(`${target.name}: store seeded in ${Date.now() - started} ms`);
+  }
   const rounds: PathResult[][] = [];
   for (let round = 1; round <= settings.rounds; round++) {
+    const running: Array<{ target: Target; server: Server; paths: PathPlan[] }> = [];
     const results: PathResult[] = [];
-    for (const target of targets) results.push(...(await benchTarget(target, dataset, dir, round, settings)));
+    try {
+      for (const target of targets) {
+        const port = await freePort();
+        const server = await startServer({ ...target.server(dir, port), port });
+        const entry = { target, server, paths: [] as PathPlan[] };
+        // Pushed before its paths are built, so that a failed sign-in still stops this server.
+        running.push(entry);
+        entry.paths = wanted(
+          target,
+          await target.paths(dataset, server.url, settings.requestsPerPlan),
+          settings,
+        );
+      }
+      // Each operation's bare path, then ours, back to back: on a shared machine the load of the moment
+      // moves both figures of a ratio alike. The server not under load waits idle.
+      const operations = [...new Set(running.flatMap((entry) => entry.paths.map((path) => path.operation)))];
+      for (const operation of operations)
+        for (const { target, server, paths } of running)
+          for (const path of paths.filter((candidate) => candidate.operation === operation)) {
+            say(
+              `round ${round}/${settings.rounds} ${target.name}: ${path.name} (${settings.warmupSeconds}s warm-up, ${settings.durationSeconds}s)`,
+            );
+            results.push(await measure(target, server, path, dir, settings));
+          }
+    } finally {
+      await Promise.all(running.map((entry) => entry.server.stop()));
+    }
     addRatios(results);
     rounds.push(results);
   }
   return medianRounds(rounds);
 }
 
-async function benchTarget(
+function wanted(target: Target, paths: PathPlan[], settings: HttpSettings): PathPlan[] {
+  const only = settings.only;
+  return paths.filter(
+    (path) =>
+      (!only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word))) &&
+      (!settings.formats || settings.formats.includes(path.format)),
+  );
+}
+
+async function measure(
   target: Target,
-  dataset: Dataset,
+  server: Server,
+  path: PathPlan,
   dir: string,
-  round: number,
   settings: HttpSettings,
-): Promise<PathResult[]> {
-  const say = (line: string) => process.stderr.write(`[bench] ${settings.label} ${line}\n`);
-  if (round === 1) {
-    const started = Date.now();
-    await target.seed(dataset, dir);
-    say(`${target.name}: store seeded in ${Date.now() - started} ms`);
-  }
-  const port = await freePort();
-  const spec = target.server(dir, port);
-  const server = await startServer({ ...spec, port });
-  const results: PathResult[] = [];
-  try {
-    const only = settings.only;
-    const paths = (await target.paths(dataset, server.url, settings.requestsPerPlan)).filter(
-      (path) =>
-        (!only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word))) &&
-        (!settings.formats || settings.formats.includes(path.format)),
-    );
-    for (const path of paths) {
-      const contentType = await probe(server.url, path);
-      const plan: LoadPlan = {
-        url: server.url,
-        connections: settings.connections,
-        warmupSeconds: settings.warmupSeconds,
-        durationSeconds: settings.durationSeconds,
-        requests: path.requests,
-      };
-      const planFile = join(dir, 'plan.json');
-      writeFileSync(planFile, JSON.stringify(plan));
-      say(
-        `round ${round}/${settings.rounds} ${target.name}: ${path.name} (${settings.warmupSeconds}s warm-up, ${settings.durationSeconds}s)`,
-      );
-      const cpuBefore = server.cpuMs();
-      const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
-      const cpuAfter = server.cpuMs();
-      // CPU per request is the figure least moved by other load on a shared machine.
-      const served = measured.total + measured.warmupTotal;
-      const serverCpuUsPerRequest =
-        cpuBefore !== undefined && cpuAfter !== undefined && served > 0
-          ? Math.round(((cpuAfter - cpuBefore) * 1000) / served)
-          : undefined;
-      results.push({
-        target: target.name,
-        name: path.name,
-        operation: path.operation,
-        format: path.format,
-        contentType,
-        serverCpuUsPerRequest,
-        ...measured,
-      });
-    }
-  } finally {
-    await server.stop();
-  }
-  return results;
+): Promise<PathResult> {
+  const contentType = await probe(server.url, path);
+  const plan: LoadPlan = {
+    url: server.url,
+    connections: settings.connections,
+    warmupSeconds: settings.warmupSeconds,
+    durationSeconds: settings.durationSeconds,
+    requests: path.requests,
+  };
+  const planFile = join(dir, 'plan.json');
+  writeFileSync(planFile, JSON.stringify(plan));
+  const cpuBefore = server.cpuMs();
+  const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
+  const cpuAfter = server.cpuMs();
+  // CPU per request is the figure least moved by other load on a shared machine.
+  const served = measured.total + measured.warmupTotal;
+  const serverCpuUsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && served > 0
+      ? Math.round(((cpuAfter - cpuBefore) * 1000) / served)
+      : undefined;
+  return {
+    target: target.name,
+    name: path.name,
+    operation: path.operation,
+    format: path.format,
+    contentType,
+    serverCpuUsPerRequest,
+    ...measured,
+  };
 }
 
 /**

@@ -131,7 +131,7 @@ async function benchStore(store: BenchStore, dataset: Dataset, dir: string): Pro
     report.http = { results };
     report.goals.push(...httpGoals(store.kind, results));
     process.stdout.write(
-      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pool of ${pool.size})` : ''} ===\n`,
+      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pools of ${pool.size}${pool.variable ? `, ${pool.variable}` : ''})` : ''} ===\n`,
     );
     process.stdout.write(
       `${formatTable(results)}\n\nours beside bare, same run:\n${formatComparison(comparisons(results))}\n`,

@@ -9,8 +9,16 @@ const { 'x-channel': channel, 'x-channel-user-id': channelUserId } = channelIden
  */
 export const channelSpeakerHeaders = Type.Object(
   {
-    'x-channel': Type.Optional(channel),
-    'x-channel-user-id': Type.Optional(channelUserId),
+    'x-channel': Type.Optional({
+      ...channel,
+      description:
+        'With X-Channel-User-Id (gateway or runtime keys): the channel of the person the conversation speaks for (`whatsapp`, `web`, …).',
+    }),
+    'x-channel-user-id': Type.Optional({
+      ...channelUserId,
+      description:
+        'With X-Channel (gateway or runtime keys): the person’s id as that channel authenticated it; the conversation is bound to its assistant user.',
+    }),
   },
   {
     dependencies: { 'x-channel': ['x-channel-user-id'], 'x-channel-user-id': ['x-channel'] },

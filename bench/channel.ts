@@ -240,13 +240,18 @@ export async function runChannelBench(
     say(`${settings.streams} conversations through another process, then their streams on process A`);
     const creator = other ?? (await startChannelProcess(env));
     const made = Date.now();
-    const conversations = await inParallel(
-      Array.from({ length: settings.streams }, (_, index) => index),
-      16,
-      () => startConversation(creator.url, secret, streams.url),
-    );
-    const makeSeconds = (Date.now() - made) / 1000;
-    if (creator !== other) await creator.stop();
+    let conversations: Conversation[];
+    let makeSeconds: number;
+    try {
+      conversations = await inParallel(
+        Array.from({ length: settings.streams }, (_, index) => index),
+        16,
+        () => startConversation(creator.url, secret, streams.url),
+      );
+      makeSeconds = (Date.now() - made) / 1000;
+    } finally {
+      if (creator !== other) await creator.stop();
+    }
     await sleep(1000);
     const rssBeforeKiB = rssKiB(streams.pid);
     const openStarted = Date.now();

@@ -16,15 +16,17 @@ import { createConfirmations } from './tools/confirmations.ts';
 function defaultAgents(core: Core): Agent[] {
   const modelClient = configuredModelClient(core.config);
   if (!modelClient) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
+  // Both agents act on a linked person's account with the same tools and confirmations.
+  const accounts = { client: createAccountClient(core), confirmations: createConfirmations(core) };
   return [
     createAssistantAgent(
       {
         maxDevicesPerAccount: core.config.MAX_DEVICES_PER_ACCOUNT,
         deviceDeleteCooldownSeconds: core.config.DEVICE_DELETE_COOLDOWN,
       },
-      { client: createAccountClient(core), confirmations: createConfirmations(core) },
+      accounts,
     ),
-    createChatAgent(modelClient, core.config.MODEL_NAME),
+    createChatAgent(modelClient, core.config.MODEL_NAME, accounts),
   ];
 }
 

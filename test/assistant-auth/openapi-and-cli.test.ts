@@ -57,7 +57,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '429',
       '500',
     ]);
-    assert.deepEqual(statuses('/token'), ['200', '400', '401', '429', '500', '502']);
+    assert.deepEqual(statuses('/token'), ['200', '400', '401', '403', '409', '429', '500', '502']);
     for (const path of ['/users/assistantid/integrated', '/users/assistantid/integrated/logout']) {
       assert.deepEqual(op(path)?.security, [{ callbackData: [] }]);
       // `data` is a documented, required query parameter too, and its absence one of the 401s.

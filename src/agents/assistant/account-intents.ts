@@ -22,8 +22,7 @@ const clean = (text: string | undefined) =>
 
 const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): AccountRequest }> = [
   {
-    pattern:
-      /^\s*(yes|yeah|yep|sure|confirm|ok(ay)?|s[ií]|vale|claro|confirmo|de acuerdo|adelante)[\s.!]*$/i,
+    pattern: /^\s*(yes|yeah|yep|sure|confirm|ok(ay)?|s[ií]|vale|claro|confirmo|de acuerdo|adelante)[\s.!]*$/i,
     request: () => ({ kind: 'yes' }),
   },
   {

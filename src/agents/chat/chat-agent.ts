@@ -1,46 +1,206 @@
-import type { Agent, AgentTurn } from '../agent.ts';
-import { AgentConfigException, AgentValidationException } from '../exceptions.ts';
-import type { ChatMessage, ModelClient } from './model-client.ts';
+import type { Agent, AgentAnswer, AgentTurn } from '../agent.ts';
+import { accountRequestOf, cancelled, linkFirst, say } from '../assistant/account-intents.ts';
+import { type Language, languageOf } from '../assistant/language.ts';
+import { AgentConfigException, AgentModelError, AgentValidationException } from '../exceptions.ts';
+import type { AccountClient } from '../tools/account-client.ts';
+import {
+  type AccountTools,
+  accountToolNames,
+  accountToolSpecs,
+  createAccountTools,
+  type ToolResult,
+} from '../tools/account-tools.ts';
+import type { ConfirmationOwner, Confirmations } from '../tools/confirmations.ts';
+import {
+  assistantToolMessage,
+  type ChatMessage,
+  type ModelClient,
+  type ModelEvent,
+  type ToolCall,
+  type ToolDefinition,
+} from './model-client.ts';
 
 const SYSTEM_PROMPT =
   'You are the assistant of Sintonia, a pay-TV service. Help subscribers with the TV guide, recordings, ' +
   'continue watching, their devices and their account. Answer briefly, in the language of the question. ' +
   'Never ask for passwords or payment details.';
 
+const TOOLS_PROMPT =
+  ' The person is signed in: use the tools to look at or change the devices of their account. A change ' +
+  'is only asked for by a tool; the person confirms it with a yes, outside your reach. When a tool says a ' +
+  'device name fits several devices or none, ask which one they mean.';
+
+/** Rounds of tool calls a turn may take before the model has to answer. */
+const MAX_TOOL_ROUNDS = 4;
+
+/** The account tools as the model sees them (chat-completions `tools`). */
+const modelTools: ToolDefinition[] = accountToolNames.map((name) => ({
+  name,
+  description: accountToolSpecs[name].description,
+  parameters: accountToolSpecs[name].parameters,
+}));
+
+/** What the chat agent needs to act on a linked person's account (absent: it only chats). */
+export interface ChatAccounts {
+  client: AccountClient;
+  confirmations: Confirmations;
+}
+
+/** How one turn goes: the messages so far, and the account tools when the speaker may use them. */
+interface TurnPlan {
+  model: ModelClient;
+  messages: ChatMessage[];
+  language: Language;
+  tools?: AccountTools;
+  /** Answered without the model: a yes / no to a confirmation, or an unlinked person's account request. */
+  settled?: AgentAnswer;
+}
+
+/** The arguments the model wrote, parsed; a problem the model can read when they are not a JSON object. */
+function parsedArguments(call: ToolCall): unknown {
+  try {
+    return JSON.parse(call.arguments || '{}');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The chat agent over an OpenAI-compatible chat-completions endpoint. Without a model client (no
  * MODEL_BASE_URL) it is still listed (configured: false) and every call answers 400 AGENT_CONFIG_ERROR
- * saying what to set.
+ * saying what to set. For a person the channel bound to a linked account it offers the account tools to
+ * its model; a change the model asks for becomes a confirmation request (yes / no), which the person's
+ * next turn settles without the model: only that confirmation runs it.
  */
-export function createChatAgent(client: ModelClient | undefined, modelName: string): Agent {
-  function prepare(turn: AgentTurn): { model: ModelClient; messages: ChatMessage[] } {
+export function createChatAgent(
+  client: ModelClient | undefined,
+  modelName: string,
+  accounts?: ChatAccounts,
+): Agent {
+  async function plan(turn: AgentTurn): Promise<TurnPlan> {
     if (!client) {
       throw new AgentConfigException(
         'The chat agent has no model endpoint: set MODEL_BASE_URL (and MODEL_API_KEY).',
       );
     }
     if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
+    const language = languageOf(turn.input, turn.locale);
+    const base = { model: client, language };
+    const speaker = turn.speaker?.assistantId;
+    if (!accounts || !speaker) {
+      return {
+        ...base,
+        messages: [
+          { role: 'system', content: SYSTEM_PROMPT },
+          { role: 'user', content: turn.input },
+        ],
+      };
+    }
+    const owner: ConfirmationOwner = { assistantId: speaker, conversationId: turn.conversationId ?? '' };
+    const request = accountRequestOf(turn.input);
+    if (request?.kind === 'no') {
+      return {
+        ...base,
+        messages: [],
+        settled: cancelled(language, await accounts.confirmations.cancel(owner)),
+      };
+    }
+    const linked = await accounts.client.forSpeaker(speaker);
+    if (!linked.linked) {
+      await accounts.confirmations.cancel(owner);
+      // The model may still chat; it is told to send the person to account linking for account data.
+      if (request?.kind === 'tool') return { ...base, messages: [], settled: linkFirst(language) };
+      return {
+        ...base,
+        messages: [
+          { role: 'system', content: `${SYSTEM_PROMPT} ${linkFirst('en').output}` },
+          { role: 'user', content: turn.input },
+        ],
+      };
+    }
+    const tools = createAccountTools(linked.session, accounts.confirmations, owner);
+    if (request?.kind === 'yes')
+      return { ...base, messages: [], settled: say(await tools.confirm(), language) };
+    // Anything else than a yes or no cancels what was waiting for one.
+    await tools.cancel();
     return {
-      model: client,
+      ...base,
+      tools,
       messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'system', content: SYSTEM_PROMPT + TOOLS_PROMPT },
         { role: 'user', content: turn.input },
       ],
     };
   }
 
+  /** Runs the model's calls; a confirmation request ends the turn (the person must answer it). */
+  async function runCalls(
+    tools: AccountTools,
+    calls: ToolCall[],
+    messages: ChatMessage[],
+    content: string,
+  ): Promise<ToolResult | undefined> {
+    messages.push(assistantToolMessage(content, calls));
+    for (const call of calls) {
+      const args = parsedArguments(call);
+      const result: ToolResult =
+        args === undefined
+          ? { status: 'invalid_arguments', tool: call.name, problems: ['the arguments are not JSON'] }
+          : await tools.call(call.name, args);
+      if (result.status === 'confirmation_required') return result;
+      messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
+    }
+    return undefined;
+  }
+
+  const tooManyRounds = () =>
+    new AgentModelError(`The model kept calling tools for ${MAX_TOOL_ROUNDS} rounds without answering.`, {
+      service_error_code: 'tool_loop',
+      service_name: client?.serviceName,
+    });
+
   return {
     name: 'chat',
-    description: `Chat over an OpenAI-compatible model endpoint (model ${modelName}).`,
+    description: `Chat over an OpenAI-compatible model endpoint (model ${modelName}); for a linked person, the account tools.`,
     configured: () => client !== undefined,
     async invoke(turn) {
-      const { model, messages } = prepare(turn);
-      const answer = await model.complete(messages, turn.signal);
-      return { output: answer.content, model: answer.model };
+      const { model, messages, tools, settled, language } = await plan(turn);
+      if (settled) return settled;
+      for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+        const answer = await model.complete(messages, turn.signal, tools ? modelTools : undefined);
+        if (!tools || answer.toolCalls.length === 0) return { output: answer.content, model: answer.model };
+        const asked = await runCalls(tools, answer.toolCalls, messages, answer.content);
+        if (asked) return { ...say(asked, language), model: answer.model };
+      }
+      throw tooManyRounds();
     },
     async *stream(turn) {
-      const { model, messages } = prepare(turn);
-      yield* model.stream(messages, turn.signal);
+      const { model, messages, tools, settled, language } = await plan(turn);
+      if (settled) {
+        yield settled.output;
+        return;
+      }
+      for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+        let text = '';
+        let calls: ToolCall[] = [];
+        for await (const event of model.stream(
+          messages,
+          turn.signal,
+          tools ? modelTools : undefined,
+        ) as AsyncGenerator<ModelEvent>) {
+          if (event.kind === 'text') {
+            text += event.text;
+            yield event.text;
+          } else calls = event.calls;
+        }
+        if (!tools || calls.length === 0) return;
+        const asked = await runCalls(tools, calls, messages, text);
+        if (asked) {
+          yield say(asked, language).output;
+          return;
+        }
+      }
+      throw tooManyRounds();
     },
   };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
 import type { CoreTables } from './tables.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -30,6 +31,14 @@ export interface Database {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** A process that keeps its store open this long gets a checkpointer thread (a short admin command does not). */
+const CHECKPOINTER_DELAY_MS = 1000;
+/**
+ * With the checkpointer running, the serving connection checkpoints only as a backstop, past this many WAL
+ * pages (about 200 MiB), should the checkpointer fail.
+ */
+const BACKSTOP_CHECKPOINT_PAGES = 50_000;
 
 /** int8 and numeric columns hold epoch milliseconds and ids within 2^53: read them as numbers. */
 const pgTypes = {
@@ -57,6 +66,12 @@ function openSqlite(dataDir: string): Database {
   connection.pragma('foreign_keys = ON');
   const db = new Kysely<CoreTables>({ dialect: new SqliteDialect({ database: connection }) });
   const signals = new Map<string, OpenChangeSignal>();
+  let checkpointer: WalCheckpointer | undefined;
+  const startCheckpointer = setTimeout(() => {
+    checkpointer = startWalCheckpointer(file);
+    connection.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }, CHECKPOINTER_DELAY_MS);
+  startCheckpointer.unref();
   return {
     db,
     dialect: 'sqlite',
@@ -72,6 +87,8 @@ function openSqlite(dataDir: string): Database {
     },
     ping: () => ping(db),
     close: async () => {
+      clearTimeout(startCheckpointer);
+      await checkpointer?.stop();
       for (const signal of signals.values()) signal.close();
       await db.destroy();
     },

@@ -2,4 +2,5 @@ import { defineErrors } from '../../core/errors.ts';
 
 export const chatPageErrors = defineErrors('assistant-auth/chat-page', {
   CHAT_ASSET_NOT_FOUND: [404, 'The chat page has no such file.'],
+  CHAT_SIGN_IN_FAILED: [401, 'The user name or password is not right.'],
 });

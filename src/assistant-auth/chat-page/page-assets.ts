@@ -1,6 +1,7 @@
 /**
  * The page's own script, served as a file (the page runs no inline script). It asks the service for a
- * conversation token, then hands the stock Web Chat that token, the Direct Line base the service named,
+ * conversation token (anonymous, or after the person signs in, bound to them), then hands the stock Web
+ * Chat that token, the Direct Line base the service named,
  * the transport (`?transport=polling` for HTTP polling instead of the websocket) and the page's style
  * nonce, which Web Chat puts on the style elements it creates so the page's CSP allows them.
  */
@@ -30,36 +31,68 @@ export const pageScript = `'use strict';
     );
   }
 
-  fetch(root.getAttribute('data-token-url'), {
-    method: 'POST',
-    headers: { accept: 'application/json' },
-    credentials: 'same-origin',
-    cache: 'no-store',
-  })
-    .then(function (response) {
-      return response.ok ? response.json() : problem(response).then(function (error) { throw error; });
-    })
-    .then(function (answer) {
-      var directLine = window.WebChat.createDirectLine({
-        token: answer.token,
-        domain: answer.domain,
-        webSocket: !polling,
+  var current;
+
+  /** Starts Web Chat on the conversation a token request answers; a running one is ended first. */
+  function start(request) {
+    return request
+      .then(function (response) {
+        return response.ok ? response.json() : problem(response).then(function (error) { throw error; });
+      })
+      .then(function (answer) {
+        if (current) current.end();
+        current = window.WebChat.createDirectLine({
+          token: answer.token,
+          domain: answer.domain,
+          webSocket: !polling,
+        });
+        window.WebChat.renderWebChat(
+          {
+            directLine: current,
+            nonce: nonce,
+            locale: navigator.language || 'en-US',
+            styleOptions: { botAvatarInitials: 'S', userAvatarInitials: 'You', sendBoxButtonColor: '#1d4ed8' },
+          },
+          root,
+        );
+        status.hidden = true;
+        root.setAttribute('data-transport', polling ? 'polling' : 'websocket');
       });
-      window.WebChat.renderWebChat(
-        {
-          directLine: directLine,
-          nonce: nonce,
-          locale: navigator.language || 'en-US',
-          styleOptions: { botAvatarInitials: 'S', userAvatarInitials: 'You', sendBoxButtonColor: '#1d4ed8' },
-        },
-        root,
-      );
-      status.hidden = true;
-      root.setAttribute('data-transport', polling ? 'polling' : 'websocket');
-    })
-    .catch(function (error) {
-      show(error && error.message ? error.message : 'The chat could not start.');
+  }
+
+  function tokenRequest(url, body) {
+    return fetch(url, {
+      method: 'POST',
+      headers: body ? { accept: 'application/json', 'content-type': 'application/json' } : { accept: 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+      credentials: 'same-origin',
+      cache: 'no-store',
     });
+  }
+
+  start(tokenRequest(root.getAttribute('data-token-url'))).catch(function (error) {
+    show(error && error.message ? error.message : 'The chat could not start.');
+  });
+
+  // Signing in starts a new conversation bound to the person, whose account the assistant may then act on.
+  var form = document.getElementById('sign-in');
+  var signedIn = document.getElementById('signed-in');
+  if (form) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var fields = form.elements;
+      var username = fields.namedItem('username').value;
+      start(tokenRequest(form.getAttribute('data-sign-in-url'), { username: username, password: fields.namedItem('password').value }))
+        .then(function () {
+          form.hidden = true;
+          signedIn.textContent = 'Signed in as ' + username + '. Ask: “what devices do I have?”';
+          signedIn.hidden = false;
+        })
+        .catch(function (error) {
+          show(error && error.message ? error.message : 'Signing in failed.');
+        });
+    });
+  }
 })();
 `;
 
@@ -85,4 +118,7 @@ main {
   box-shadow: 0 0 12px rgba(15, 23, 42, 0.12);
 }
 #chat-status { margin: 0; padding: 10px 24px; background: #fef3c7; color: #78350f; }
+#sign-in, #signed-in { display: flex; gap: 8px; align-items: center; margin: 0; padding: 8px 24px; background: #e0e7ff; font-size: 0.9rem; }
+#sign-in input { padding: 4px 6px; }
+#sign-in[hidden], #signed-in[hidden] { display: none; }
 `;

@@ -3,6 +3,7 @@ import type { ChatPageSettings } from './settings.ts';
 
 export const CHAT_PATH = '/chat';
 export const CHAT_TOKEN_PATH = '/chat/token';
+export const CHAT_SIGN_IN_PATH = '/chat/sign-in';
 export const CHAT_ASSETS_PATH = '/chat/assets';
 
 /** A fresh style nonce per page: Web Chat's style elements carry it; nothing else may add styles. */
@@ -63,6 +64,13 @@ export function chatPageHtml(
 <h1>Sintonia assistant</h1>
 <p>A conversation with the assistant over the family’s Direct Line channel, in the stock Web Chat.</p>
 </header>
+<form id="sign-in" data-sign-in-url="${CHAT_SIGN_IN_PATH}">
+<span>Sign in to let the assistant manage your devices:</span>
+<input name="username" type="email" autocomplete="username" placeholder="e-mail" required>
+<input name="password" type="password" autocomplete="current-password" placeholder="password" required>
+<button type="submit">Sign in</button>
+</form>
+<p id="signed-in" role="status" hidden></p>
 <p id="chat-status" role="status">Connecting…</p>
 <main id="webchat" data-token-url="${CHAT_TOKEN_PATH}"></main>
 </body>

@@ -3,12 +3,22 @@ import Type from 'typebox';
 import { httpErrors, subsystemErrors } from '../../core/errors.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
 import type { App } from '../../core/http/service-app.ts';
+import { channelErrors } from '../channel/errors.ts';
 import type { AssistantAuth } from '../composition.ts';
 import { type Asset, type AssetSource, chatPageAssets } from './assets.ts';
 import { chatPageErrors } from './errors.ts';
-import { CHAT_ASSETS_PATH, CHAT_PATH, CHAT_TOKEN_PATH, chatPageCsp, chatPageHtml, newNonce } from './page.ts';
-import { chatTokenSchema } from './schemas.ts';
+import {
+  CHAT_ASSETS_PATH,
+  CHAT_PATH,
+  CHAT_SIGN_IN_PATH,
+  CHAT_TOKEN_PATH,
+  chatPageCsp,
+  chatPageHtml,
+  newNonce,
+} from './page.ts';
+import { chatSignInSchema, chatTokenSchema } from './schemas.ts';
 import { chatPageEnabled, chatPageSettings } from './settings.ts';
+import { createChatSignIn } from './sign-in.ts';
 
 const YEAR = 365 * 86400;
 
@@ -32,7 +42,7 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
  * assistant on a conversation token the page gets from this service. The token endpoint needs no key,
  * so it is limited per client address; it is not part of the API document (it serves this page only).
  */
-export function chatPageRoutes(app: App, { core, access, channel }: AssistantAuth): void {
+export function chatPageRoutes(app: App, { core, access, channel, users }: AssistantAuth): void {
   if (!chatPageEnabled(core)) return;
   const files = chatPageAssets();
   const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
@@ -89,6 +99,38 @@ export function chatPageRoutes(app: App, { core, access, channel }: AssistantAut
     async (request, reply) => {
       limiter?.hit(request.ip);
       const { token, expires_in, conversationId } = await channel.token({});
+      reply.header('cache-control', 'no-store');
+      return { token, expires_in, conversationId, domain: chatPageSettings(core).domain };
+    },
+  );
+
+  const signIn = createChatSignIn(core, users);
+  app.post(
+    CHAT_SIGN_IN_PATH,
+    access.route(
+      {
+        id: 'signInOnChatPage',
+        summary:
+          'The chat page’s sign-in: a conversation token bound to the person, linked to their account.',
+        description:
+          'The person’s pay-TV user name and password are checked by client-api; their web identity is linked to the account they proved and the new conversation is bound to it, so the assistant can act on their devices. Limited per client address with the anonymous tokens (CHAT_TOKEN_LIMIT), and by client-api’s sign-in throttling.',
+        tag: 'conversation channel',
+        access: 'open',
+        errors: [
+          chatPageErrors.CHAT_SIGN_IN_FAILED,
+          httpErrors.RATE_LIMITED,
+          channelErrors.CHANNEL_BINDING_UNSUPPORTED,
+          subsystemErrors.SUBSYSTEM_ERROR,
+        ],
+      },
+      { hide: true, body: chatSignInSchema, response: { 200: chatTokenSchema } },
+    ),
+    async (request, reply) => {
+      limiter?.hit(request.ip);
+      const { username, password } = request.body;
+      const { token, expires_in, conversationId } = await channel.token({
+        speaker: () => signIn(username, password),
+      });
       reply.header('cache-control', 'no-store');
       return { token, expires_in, conversationId, domain: chatPageSettings(core).domain };
     },

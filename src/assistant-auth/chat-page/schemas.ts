@@ -13,3 +13,12 @@ export const chatTokenSchema = Type.Object(
   },
   { $id: 'ChatPageToken' },
 );
+
+/** The chat page's sign-in: the person's pay-TV credentials, checked by client-api (never stored here). */
+export const chatSignInSchema = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 320, description: 'The pay-TV user name (e-mail).' }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,52 @@
+import type { Core } from '../../core/core.ts';
+import { httpErrors } from '../../core/errors.ts';
+import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import type { UserService } from '../users/service.ts';
+import { chatPageErrors } from './errors.ts';
+
+/** The channel the chat page's people speak on. */
+export const CHAT_PAGE_CHANNEL = 'web';
+
+interface BasicCheck {
+  authenticated: boolean;
+  platformUserId: string;
+  accountNumber: string;
+}
+
+/**
+ * The chat page acting as its own gateway: a person signs in with their pay-TV user name and password,
+ * checked by client-api (its HTTP Basic check, with its sign-in throttling), and their web identity is
+ * linked to the account they proved — the account-linking a gateway does before its callback. Answers
+ * the assistantId a conversation may then be bound to.
+ */
+export function createChatSignIn(core: Core, users: UserService) {
+  return async (username: string, password: string): Promise<string> => {
+    const url = `${core.serviceUrl('client-api')}${core.config.CLIENT_API_BASE_PATH}/auth/web/users/authenticate`;
+    const answer = await callSubsystem<BasicCheck>(
+      {
+        subsystem: 'client-api',
+        url,
+        headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
+        timeoutMs: core.config.SUBSYSTEM_TIMEOUT_MS,
+      },
+      [401, 429],
+    );
+    if (answer.status === 429) {
+      throw httpErrors.RATE_LIMITED('Too many sign-in attempts; try again later.', {
+        headers: { 'retry-after': answer.headers.get('retry-after') ?? '60' },
+      });
+    }
+    const check = answer.body;
+    if (answer.status !== 200 || !check?.authenticated) throw chatPageErrors.CHAT_SIGN_IN_FAILED();
+    const { user } = await users.findOrCreate(
+      { channel: CHAT_PAGE_CHANNEL, identity: `platform-user:${check.platformUserId}` },
+      'integrated',
+    );
+    await users.link(user.assistantId, {
+      accountNumber: check.accountNumber,
+      platformUserId: check.platformUserId,
+    });
+    await core.audit('chat-page', 'assistant-user.link', user.assistantId);
+    return user.assistantId;
+  };
+}

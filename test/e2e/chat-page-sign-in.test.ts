@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { composeClientApi } from '../../src/client-api/composition.ts';
+import { type RunningFamily, startFamily } from '../../src/family.ts';
+import { launchChromium } from '../helpers/docs-page.ts';
+import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { openWebChatPage } from '../helpers/webchat-page.ts';
+
+const BASE = '/api/v1';
+const PASSWORD = 'correct horse battery';
+
+/**
+ * The chat page as a person uses it: they sign in with their pay-TV account on the page, then ask the
+ * assistant about their devices and sign one out with the Yes button, in the stock Web Chat.
+ */
+describe('the chat page in Chromium: signed in, the assistant acts on the person’s devices', () => {
+  let browser: Browser | undefined;
+  let core: TestCore;
+  let family: RunningFamily;
+  const tokens: Record<string, string> = {};
+
+  before(async () => {
+    browser = await launchChromium();
+    core = await createTestCore({ CHAT_PAGE: 'on' });
+    const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
+    Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
+    family = await startFamily(core, ['client-api', 'assistant-auth', 'agents']);
+    const api = composeClientApi(core);
+    await api.accounts.create('WEB-1001');
+    await api.users.create({
+      accountNumber: 'WEB-1001',
+      email: 'ana@example.test',
+      password: PASSWORD,
+      profiles: ['adult'],
+    });
+    for (const [deviceId, deviceName] of [
+      ['web-bed', 'Bedroom TV'],
+      ['web-liv', 'Living room'],
+    ]) {
+      const response = await fetch(`${family.url('client-api')}${BASE}/auth/smarttv/users/authenticate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'ana@example.test', password: PASSWORD, deviceId, deviceName }),
+      });
+      assert.equal(response.status, 200);
+      tokens[deviceId] = ((await response.json()) as { tokens: { accessToken: string } }).tokens.accessToken;
+    }
+  });
+  after(async () => {
+    await browser?.close();
+    await family?.close();
+    await core?.dispose();
+  });
+
+  const devicesStatus = (deviceId: string) =>
+    fetch(`${family.url('client-api')}${BASE}/accounts/WEB-1001/devices`, {
+      headers: { authorization: `Bearer ${tokens[deviceId]}` },
+    }).then((response) => response.status);
+
+  it('a wrong password is refused on the page; the right one binds the conversation, which lists and signs out devices', async () => {
+    assert.ok(browser);
+    const chat = await openWebChatPage(browser, family.url('assistant-auth'));
+    try {
+      const { page } = chat;
+      await page.fill('#sign-in input[name="username"]', 'ana@example.test');
+      await page.fill('#sign-in input[name="password"]', 'not the password');
+      await page.click('#sign-in button[type="submit"]');
+      await page.getByText('The user name or password is not right.').waitFor({ timeout: 30_000 });
+      chat.problems.length = 0; // the 401 of the wrong password is what this step expected
+
+      await page.fill('#sign-in input[name="password"]', PASSWORD);
+      await page.click('#sign-in button[type="submit"]');
+      await page.getByText('Signed in as ana@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
+      await chat.connected();
+
+      await chat.send('what devices do I have?');
+      const listed = await chat.botSays(/You have 2 devices/);
+      assert.match(listed, /Bedroom TV/);
+      assert.match(listed, /Living room/);
+
+      await chat.send('sign out the bedroom tv');
+      await chat.botSays(/Do you want me to sign «Bedroom TV» out/);
+      assert.equal(await devicesStatus('web-bed'), 200, 'nothing happens before the Yes');
+      // The Yes button matches twice in Web Chat's suggested-actions markup (seen in Web Chat 4.18); either answers.
+      await page.getByRole('button', { name: 'Yes', exact: true }).first().click();
+      await chat.botSays(/Done: «Bedroom TV» is signed out/);
+      assert.equal(await devicesStatus('web-bed'), 401, 'the signed-out device’s token is refused');
+      assert.equal(await devicesStatus('web-liv'), 200, 'the other device is untouched');
+
+      const screenshot = process.env.SINTONIA_CHAT_SIGN_IN_SCREENSHOT;
+      if (screenshot) {
+        mkdirSync(dirname(screenshot), { recursive: true });
+        await page.screenshot({ path: screenshot });
+      }
+      assert.deepEqual(await chat.failedSends(), []);
+      assert.deepEqual(chat.problems, [], 'console errors, failed or external requests on the page');
+    } finally {
+      await chat.close();
+    }
+  });
+});

@@ -280,3 +280,44 @@ describe('chat page with an external Direct Line service (DIRECTLINE_URL)', () =
     assert.equal(response.json().errors[0].type, 'SUBSYSTEM_ERROR');
   });
 });
+
+describe('chat page sign-in (POST /chat/sign-in): refusals', () => {
+  it('refuses a malformed body with 400 per field, a wrong password with 401, and binding on an external service with 400', async () => {
+    const { app, close } = await withApp({ CHAT_PAGE: 'on' });
+    try {
+      const malformed = await app.inject({ method: 'POST', url: '/chat/sign-in', payload: { username: '' } });
+      assert.equal(malformed.statusCode, 400);
+      assert.equal(malformed.json().code, 'BAD_REQUEST');
+      // No client-api listens in this test: the credentials cannot be checked (502), never accepted.
+      const unchecked = await app.inject({
+        method: 'POST',
+        url: '/chat/sign-in',
+        payload: { username: 'ana@example.test', password: 'secret' },
+      });
+      assert.equal(unchecked.statusCode, 502);
+      assert.equal(unchecked.json().errors[0].type, 'SUBSYSTEM_ERROR');
+      assert.ok(!unchecked.body.includes('secret'));
+    } finally {
+      await close();
+    }
+    const directLine = await startFakeDirectLine();
+    const external = await withApp({
+      CHAT_PAGE: 'on',
+      DIRECTLINE_URL: `${directLine.url}/`,
+      DIRECTLINE_SECRET: directLine.secret,
+    });
+    try {
+      const refused = await external.app.inject({
+        method: 'POST',
+        url: '/chat/sign-in',
+        payload: { username: 'ana@example.test', password: 'secret' },
+      });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().errors[0].type, 'CHANNEL_BINDING_UNSUPPORTED');
+      assert.deepEqual(directLine.calls, [], 'nothing asked of the external service');
+    } finally {
+      await external.close();
+      await directLine.close();
+    }
+  });
+});

@@ -213,6 +213,28 @@ describe('the assistant acts for its linked user over Direct Line', () => {
     }
   });
 
+  it('when client-api cannot be reached, the person gets a message saying so (502 in the family body), never silence', async () => {
+    const home = await account('LNK-4001');
+    const identity = randomUUID();
+    await link(identity, home.accountNumber);
+    const chat = await converse(identity);
+    const clientApi = family.url('client-api');
+    core.setServiceUrl('client-api', 'http://127.0.0.1:9');
+    try {
+      const answer = (await chat.say('what devices do I have?')) as SeenActivity & {
+        value?: { code: string; errors: Array<{ type: string }> };
+        channelData?: { error?: { status: number } };
+      };
+      assert.match(answer.text ?? '', /^The assistant could not answer/);
+      assert.equal(answer.channelData?.error?.status, 502);
+      assert.equal(answer.value?.errors[0]?.type, 'AGENT_EXTERNAL_SERVICE_ERROR');
+      assert.doesNotMatch(answer.text ?? '', /at \S+ \(|ECONNREFUSED/, 'no stack, no socket error');
+    } finally {
+      core.setServiceUrl('client-api', clientApi);
+      chat.stop();
+    }
+  });
+
   it('an identity that is not linked gets no account data, only how to link', async () => {
     await account('LNK-3001');
     const chat = await converse(randomUUID());

@@ -90,7 +90,7 @@ export const commands: Command[] = [
     name: 'callback-param',
     usage: 'callback-param --payload JSON',
     summary:
-      'Seal a gateway callback parameter `data` from {identity, channel, phoneNumber?, exp?, nonce?} (exp and nonce filled in when absent).',
+      'Seal a gateway callback parameter `data` from {identity, channel, phoneNumber?, accountNumber?, platformUserId?, exp?, nonce?} (exp and nonce filled in when absent; accountNumber links the user to that pay-TV account).',
   }),
   lazy(directLine, {
     name: 'directline-secret',

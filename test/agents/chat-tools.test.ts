@@ -25,9 +25,18 @@ function memoryAccounts(linked = true) {
     accountNumber: 'ACC-CHAT',
     devices: async () => devices.map((device) => ({ ...device })),
     playing: async () => ['mp-2'],
-    rename: async (id, name) => (ran.push(`rename ${id} ${name}`), { ok: true }),
-    setEnabled: async (id, enabled) => (ran.push(`enabled ${id} ${enabled}`), { ok: true }),
-    signOut: async (id) => (ran.push(`sign-out ${id}`), { ok: true }),
+    async rename(id, name) {
+      ran.push(`rename ${id} ${name}`);
+      return { ok: true };
+    },
+    async setEnabled(id, enabled) {
+      ran.push(`enabled ${id} ${enabled}`);
+      return { ok: true };
+    },
+    async signOut(id) {
+      ran.push(`sign-out ${id}`);
+      return { ok: true };
+    },
   };
   const client: AccountClient = {
     forSpeaker: async () => (linked ? { linked: true, session } : { linked: false }),
@@ -245,7 +254,9 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
     answerWith(model, [{ text: 'Hello!' }]);
     const agent = agentFor(memoryAccounts().client);
     await agent.invoke({ input: 'hello', signal: new AbortController().signal });
-    assert.equal((model.requests[0]?.body as { tools?: unknown }).tools, undefined);
+    const first = model.requests[0];
+    assert.ok(first, 'the model was asked');
+    assert.equal((first.body as { tools?: unknown }).tools, undefined);
     const unlinked = agentFor(memoryAccounts(false).client);
     const calls = model.requests.length;
     const answer = await unlinked.invoke(turn('what devices do I have?', randomUUID(), randomUUID()));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { AccountDevice, AccountSession } from '../../src/agents/tools/account-client.ts';
+import type { AccountDevice } from '../../src/agents/tools/account-client.ts';
 import { createAccountTools, matchDevice, normalizeName } from '../../src/agents/tools/account-tools.ts';
 import {
   actionHash,
@@ -11,6 +11,7 @@ import {
   createConfirmations,
 } from '../../src/agents/tools/confirmations.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { memoryAccount } from './helpers/memory-account.ts';
 
 const device = (mediaPlayerId: string, name: string, extra: Partial<AccountDevice> = {}): AccountDevice => ({
   mediaPlayerId,
@@ -87,29 +88,14 @@ describe('action hashes', () => {
   });
 });
 
-/** An account held in memory behind the session interface, to see what the tools run and when. */
-function memoryAccount(devices: AccountDevice[]) {
-  const calls: string[] = [];
-  const session: AccountSession = {
-    accountNumber: 'ACC-T',
-    devices: async () => devices.map((item) => ({ ...item })),
-    playing: async () => ['mp-3'],
-    async rename(id, name) {
-      calls.push(`rename ${id} ${name}`);
-      return { ok: true };
-    },
-    async setEnabled(id, enabled) {
-      calls.push(`enabled ${id} ${enabled}`);
-      return id === 'mp-4'
-        ? { ok: false, refusal: { status: 409, type: 'DEVICE_LIMIT_REACHED' } }
-        : { ok: true };
-    },
-    async signOut(id) {
-      calls.push(`sign-out ${id}`);
-      return { ok: true };
-    },
-  };
-  return { session, calls };
+/** The household in memory; enabling or disabling the kids tablet hits the device limit. */
+function memoryHousehold(devices: AccountDevice[]) {
+  const { session, ran } = memoryAccount(devices, {
+    playing: ['mp-3'],
+    refuse: (change) =>
+      change.startsWith('enabled mp-4') ? { status: 409, type: 'DEVICE_LIMIT_REACHED' } : undefined,
+  });
+  return { session, calls: ran };
 }
 
 describe('account tools and confirmations', () => {
@@ -123,7 +109,7 @@ describe('account tools and confirmations', () => {
   const confirmations = () => createConfirmations(core, () => clock);
 
   it('runs read-only tools at once: the devices with what is playing', async () => {
-    const { session, calls } = memoryAccount(household);
+    const { session, calls } = memoryHousehold(household);
     const tools = createAccountTools(session, confirmations(), owner());
     const listed = await tools.call('list_devices', {});
     assert.equal(listed.status, 'devices');
@@ -140,7 +126,7 @@ describe('account tools and confirmations', () => {
   });
 
   it('answers a changing tool with a confirmation request, and runs it only once, on confirmation', async () => {
-    const { session, calls } = memoryAccount(household);
+    const { session, calls } = memoryHousehold(household);
     const tools = createAccountTools(session, confirmations(), owner());
     const asked = await tools.call('sign_out_device', { device: 'bedroom' });
     assert.equal(asked.status, 'confirmation_required');
@@ -158,7 +144,7 @@ describe('account tools and confirmations', () => {
   });
 
   it('"no", a newer request and expiry cancel; another person or conversation cannot confirm', async () => {
-    const { session, calls } = memoryAccount(household);
+    const { session, calls } = memoryHousehold(household);
     const store = confirmations();
     const mine = owner();
     const tools = createAccountTools(session, store, mine);
@@ -183,7 +169,7 @@ describe('account tools and confirmations', () => {
   });
 
   it('a confirmation bound to other arguments does not run', async () => {
-    const { session, calls } = memoryAccount(household);
+    const { session, calls } = memoryHousehold(household);
     const tools = createAccountTools(session, confirmations(), owner());
     await tools.call('rename_device', { device: 'salon', name: 'Cocina' });
     const other = actionHash('rename_device', {
@@ -197,7 +183,7 @@ describe('account tools and confirmations', () => {
   });
 
   it('answers unknown tools, bad arguments, unknown and ambiguous devices without running anything', async () => {
-    const { session, calls } = memoryAccount(household);
+    const { session, calls } = memoryHousehold(household);
     const tools = createAccountTools(session, confirmations(), owner());
     assert.deepEqual(await tools.call('delete_account', {}), {
       status: 'unknown_tool',
@@ -219,7 +205,7 @@ describe('account tools and confirmations', () => {
   });
 
   it('keeps the arguments sealed at rest', async () => {
-    const { session } = memoryAccount(household);
+    const { session } = memoryHousehold(household);
     const tools = createAccountTools(session, confirmations(), owner());
     const asked = await tools.call('rename_device', { device: 'salon', name: 'Habitación de Ana' });
     assert.equal(asked.status, 'confirmation_required');

@@ -5,9 +5,10 @@ import type { AgentTurn } from '../../src/agents/agent.ts';
 import { agentChunks } from '../../src/agents/agent.ts';
 import { createChatAgent } from '../../src/agents/chat/chat-agent.ts';
 import { createModelClient } from '../../src/agents/chat/model-client.ts';
-import type { AccountClient, AccountDevice, AccountSession } from '../../src/agents/tools/account-client.ts';
+import type { AccountClient, AccountDevice } from '../../src/agents/tools/account-client.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { memoryAccount } from './helpers/memory-account.ts';
 import { type ModelRequest, type ModelServer, startModelServer } from './helpers/model-server.ts';
 
 /** A scripted model turn: text, or tool calls ({ name, arguments as JSON text }). */
@@ -18,26 +19,9 @@ const devices: AccountDevice[] = [
   { mediaPlayerId: 'mp-2', name: 'Living room TV', deviceClass: 'stb', enabled: true, playing: true },
 ];
 
-/** The linked account behind the tools, in memory: what ran, and in which order. */
+/** The linked account behind the tools, in memory (or none: an unlinked person). */
 function memoryAccounts(linked = true) {
-  const ran: string[] = [];
-  const session: AccountSession = {
-    accountNumber: 'ACC-CHAT',
-    devices: async () => devices.map((device) => ({ ...device })),
-    playing: async () => ['mp-2'],
-    async rename(id, name) {
-      ran.push(`rename ${id} ${name}`);
-      return { ok: true };
-    },
-    async setEnabled(id, enabled) {
-      ran.push(`enabled ${id} ${enabled}`);
-      return { ok: true };
-    },
-    async signOut(id) {
-      ran.push(`sign-out ${id}`);
-      return { ok: true };
-    },
-  };
+  const { session, ran } = memoryAccount(devices, { playing: ['mp-2'] });
   const client: AccountClient = {
     forSpeaker: async () => (linked ? { linked: true, session } : { linked: false }),
   };

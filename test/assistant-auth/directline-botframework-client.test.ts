@@ -6,6 +6,7 @@ import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.t
 import { buildServiceApp } from '../../src/core/http/service-app.ts';
 import { type RunningFamily, services } from '../../src/family.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 
 /** Every stream the client opens, so the test can tell it really talks over the WebSocket. */
 const opened: string[] = [];
@@ -33,16 +34,6 @@ interface WssAnswer {
   token: string;
   expires_in: number;
   streamUrl: string;
-}
-
-async function until<T>(find: () => T | undefined, what: string, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('botframework-directlinejs against the embedded channel and the real agents server', () => {

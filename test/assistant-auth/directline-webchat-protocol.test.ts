@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import XMLHttpRequest from 'xhr2';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 
 // botframework-directlinejs is a browser library: under Node it needs these two globals.
 Object.assign(globalThis, { XMLHttpRequest, WebSocket });
@@ -34,20 +35,6 @@ interface SeenActivity {
 
 const claims = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
-
-async function until<T>(
-  find: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('embedded Direct Line as Web Chat and DirectLineJS speak it', () => {
   let core: TestCore;

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { serialize } from 'bson';
 import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
 import { services } from '../../src/family.ts';
+import { until } from '../helpers/until.ts';
 import { type AccountsFixture, accountsFixture, errorTypes } from './accounts-fixtures.ts';
 import { decoded } from './bookmarks-media.ts';
 import { header, type SmtpSink, startSmtpSink, textBody } from './mail-smtp-fixture.ts';
@@ -17,16 +18,6 @@ const request = (fx: AccountsFixture, body: unknown, options: { deviceClass?: st
     headers: { 'content-type': 'application/json' },
     remoteAddress: options.ip ?? '127.0.0.1',
   });
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('registration e-mail over SMTP', () => {
   let smtp: SmtpSink;
@@ -133,13 +124,17 @@ describe('registration e-mail into the mail drop', () => {
     assert.equal(response.statusCode, 200, response.body);
     const { requestId } = response.json();
     const folder = join(String(fx.core.env.SINTONIA_DATA_DIR), 'mail-drop');
-    const file = await until(() => {
-      try {
-        return readdirSync(folder).find((name) => name.endsWith('.eml'));
-      } catch {
-        return undefined;
-      }
-    });
+    const file = await until(
+      () => {
+        try {
+          return readdirSync(folder).find((name) => name.endsWith('.eml'));
+        } catch {
+          return undefined;
+        }
+      },
+      'the registration e-mail in the mail drop',
+      10_000,
+    );
     const raw = readFileSync(join(folder, file), 'utf8');
     assert.equal(header(raw, 'To'), 'drop@example.test');
     assert.equal(header(raw, 'Subject'), 'Tu registro en Sintonia');

@@ -8,6 +8,7 @@ import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-p
 import { composeClientApi } from '../../src/client-api/composition.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 
 // botframework-directlinejs is a browser library: under Node it needs these two globals.
 Object.assign(globalThis, { XMLHttpRequest, WebSocket });
@@ -24,16 +25,6 @@ interface SeenActivity {
 
 const BASE = '/api/v1';
 const PASSWORD = 'correct horse battery';
-
-async function until<T>(find: () => T | undefined, what: string, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /**
  * The whole path of the assistant acting for its linked pay-TV user: devices made through client-api, the

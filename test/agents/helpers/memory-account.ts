@@ -1,0 +1,30 @@
+import type {
+  AccountDevice,
+  AccountRefusal,
+  AccountSession,
+} from '../../../src/agents/tools/account-client.ts';
+
+/**
+ * A linked account held in memory behind the session interface the tools use, to see what they run and
+ * when: `ran` lists each change in order. `refuse` names the refusal client-api would give a change, if any.
+ */
+export function memoryAccount(
+  devices: AccountDevice[],
+  options: { playing?: string[]; refuse?: (change: string) => AccountRefusal | undefined } = {},
+) {
+  const ran: string[] = [];
+  const change = (description: string) => {
+    ran.push(description);
+    const refusal = options.refuse?.(description);
+    return refusal ? { ok: false as const, refusal } : { ok: true as const };
+  };
+  const session: AccountSession = {
+    accountNumber: 'ACC-MEMORY',
+    devices: async () => devices.map((device) => ({ ...device })),
+    playing: async () => options.playing ?? [],
+    rename: async (id, name) => change(`rename ${id} ${name}`),
+    setEnabled: async (id, enabled) => change(`enabled ${id} ${enabled}`),
+    signOut: async (id) => change(`sign-out ${id}`),
+  };
+  return { session, ran };
+}

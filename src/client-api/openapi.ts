@@ -1,7 +1,7 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { Config } from '../core/config.ts';
 import type { DelegationScope } from '../core/delegation.ts';
-import { type ErrorSpec, httpErrors } from '../core/errors.ts';
+import { type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
 import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
 import { type CredentialKind, credentialErrors } from './auth/credentials.ts';
@@ -75,6 +75,8 @@ export function operation<S extends RouteSchema>(
       ...credentialErrors[options.security],
       ...(schema.body ? mediaBodyErrors : []),
       httpErrors.NOT_ACCEPTABLE,
+      // A delegated token is checked against the assistant's published keys: 502 when they cannot be fetched.
+      ...(options.delegated ? [subsystemErrors.SUBSYSTEM_ERROR] : []),
       ...(options.errors ?? []),
     ],
   );

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import XMLHttpRequest from 'xhr2';
 import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
 import { buildServiceApp } from '../../src/core/http/service-app.ts';
 import { type RunningFamily, services } from '../../src/family.ts';
+import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
 
@@ -16,10 +16,7 @@ class ObservedWebSocket extends WebSocket {
     opened.push(url);
   }
 }
-// botframework-directlinejs is a browser library: under Node it needs these two globals.
-Object.assign(globalThis, { XMLHttpRequest, WebSocket: ObservedWebSocket });
-const { DirectLine } = await import('botframework-directlinejs');
-type DirectLineOptions = import('botframework-directlinejs').DirectLineOptions;
+const { DirectLine } = await directLineJs(ObservedWebSocket);
 
 interface SeenActivity {
   type: string;

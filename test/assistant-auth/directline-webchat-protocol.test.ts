@@ -2,15 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
-import XMLHttpRequest from 'xhr2';
+import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
 
-// botframework-directlinejs is a browser library: under Node it needs these two globals.
-Object.assign(globalThis, { XMLHttpRequest, WebSocket });
-const { DirectLine } = await import('botframework-directlinejs');
-type DirectLineOptions = import('botframework-directlinejs').DirectLineOptions;
+const { DirectLine } = await directLineJs();
 
 interface ConversationAnswer {
   conversationId: string;

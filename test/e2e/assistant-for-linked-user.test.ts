@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
-import XMLHttpRequest from 'xhr2';
 import { CONFIRMATION_TTL_MS } from '../../src/agents/tools/confirmations.ts';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
 import { composeClientApi } from '../../src/client-api/composition.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
+import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
 
-// botframework-directlinejs is a browser library: under Node it needs these two globals.
-Object.assign(globalThis, { XMLHttpRequest, WebSocket });
-const { DirectLine } = await import('botframework-directlinejs');
-type DirectLineOptions = import('botframework-directlinejs').DirectLineOptions;
+const { DirectLine } = await directLineJs();
 
 interface SeenActivity {
   type: string;

@@ -257,6 +257,24 @@ describe('delegated tokens when the assistant’s keys cannot be fetched', () =>
       const body = (await response.json()) as { code: string; errors: Array<{ type: string }> };
       assert.equal(body.code, 'BAD_GATEWAY');
       assert.equal(body.errors[0]?.type, 'SUBSYSTEM_ERROR');
+      // The document says so on the operations a delegated token may call, and names their scope.
+      const document = (await (
+        await fetch(`${core.serviceUrl('client-api')}${BASE}/swagger.json`)
+      ).json()) as {
+        paths: Record<
+          string,
+          Record<string, { responses: Record<string, unknown>; 'x-delegated-scope'?: string }>
+        >;
+      };
+      const list = document.paths['/accounts/{accountNumber}/devices']?.get;
+      assert.equal(list?.['x-delegated-scope'], 'devices:read');
+      assert.ok(list?.responses['502'], 'the device list documents 502');
+      const teardown = document.paths['/accounts/{accountNumber}/sessions']?.delete;
+      assert.equal(
+        teardown?.['x-delegated-scope'],
+        undefined,
+        'an account-wide teardown takes no delegated token',
+      );
     } finally {
       await close();
     }

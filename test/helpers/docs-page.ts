@@ -26,7 +26,7 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export interface RenderedOperation {
   method: string;
@@ -68,26 +68,7 @@ export interface DocsPage {
 export async function openDocsPage(browser: Browser, serviceUrl: string): Promise<DocsPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const problems: string[] = [];
-  // Nothing may leave the machine: such a request is recorded and never sent.
-  await page.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.protocol === 'blob:' || LOOPBACK.has(url.hostname)) {
-      return route.continue();
-    }
-    problems.push(`request to a non-loopback host: ${url.href}`);
-    return route.abort('blockedbyclient');
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    problems.push(`failed request: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
-  );
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
+  const problems = await watchPage(page);
 
   const response = await page.goto(`${serviceUrl}/docs`, { waitUntil: 'load' });
   if (response?.status() !== 200) {
@@ -168,4 +149,32 @@ export async function openDocsPage(browser: Browser, serviceUrl: string): Promis
     },
     close: () => context.close(),
   };
+}
+
+/**
+ * What went wrong on a page, as it happens: console errors, page errors, failed or ≥ 400 requests, and
+ * any request to a host other than loopback (recorded and never sent: nothing may leave the machine).
+ */
+export async function watchPage(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || LOOPBACK.has(url.hostname)) {
+      return route.continue();
+    }
+    problems.push(`request to a non-loopback host: ${url.href}`);
+    return route.abort('blockedbyclient');
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`failed request: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+
+  return problems;
 }

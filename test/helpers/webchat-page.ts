@@ -1,6 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+import { LOOPBACK, watchPage } from './docs-page.ts';
 
 /** One message of the transcript as the person sees it. */
 export interface TranscriptEntry {
@@ -55,28 +54,10 @@ export async function openWebChatPage(
 ): Promise<WebChatPage> {
   const context = await browser.newContext({ viewport: { width: 1000, height: 760 }, locale: 'en-US' });
   const page = await context.newPage();
-  const problems: string[] = [];
   let sockets = 0;
   await page.addInitScript(TRACK_SOCKETS);
-  // Nothing may leave the machine: such a request is recorded and never sent.
-  await page.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.protocol === 'blob:' || LOOPBACK.has(url.hostname)) {
-      return route.continue();
-    }
-    problems.push(`request to a non-loopback host: ${url.href}`);
-    return route.abort('blockedbyclient');
-  });
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    problems.push(`failed request: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
-  );
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
+  const problems = await watchPage(page);
+  // Websockets escape page.route: counted here, and any to another host is a problem.
   page.on('websocket', (socket) => {
     sockets++;
     if (!LOOPBACK.has(new URL(socket.url()).hostname)) problems.push(`websocket to ${socket.url()}`);

@@ -15,7 +15,6 @@ import {
   assistantToolMessage,
   type ChatMessage,
   type ModelClient,
-  type ModelEvent,
   type ToolCall,
   type ToolDefinition,
 } from './model-client.ts';
@@ -183,11 +182,7 @@ export function createChatAgent(
       for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
         let text = '';
         let calls: ToolCall[] = [];
-        for await (const event of model.stream(
-          messages,
-          turn.signal,
-          tools ? modelTools : undefined,
-        ) as AsyncGenerator<ModelEvent>) {
+        for await (const event of model.stream(messages, turn.signal, tools ? modelTools : undefined)) {
           if (event.kind === 'text') {
             text += event.text;
             yield event.text;

@@ -10,6 +10,15 @@ const ID_PATTERN = '^[A-Za-z0-9._:@+-]{1,128}$';
 export const userSources = ['channel', 'external', 'integrated'] as const;
 export type UserSource = (typeof userSources)[number];
 
+export const accountNumberField = Type.String({
+  pattern: ACCOUNT_NUMBER_PATTERN,
+  description: 'The pay-TV account number the gateway authenticated.',
+});
+export const platformUserIdField = Type.String({
+  pattern: ID_PATTERN,
+  description: 'The pay-TV platform user id, when the gateway knows it.',
+});
+
 export const assistantUserSchema = Type.Object(
   {
     assistantId: Type.String({ description: 'The user’s id in one channel; expires (per channel).' }),
@@ -23,8 +32,8 @@ export const assistantUserSchema = Type.Object(
     linkedAccount: Type.Optional(
       Type.Object(
         {
-          accountNumber: Type.String({ pattern: ACCOUNT_NUMBER_PATTERN }),
-          platformUserId: Type.Optional(Type.String()),
+          accountNumber: accountNumberField,
+          platformUserId: Type.Optional(platformUserIdField),
           linkedAt: Type.String({ format: 'date-time' }),
         },
         {
@@ -77,15 +86,6 @@ export const assistantIdGlobalParams = Type.Object({
 
 export const phoneNumberParams = Type.Object({
   phone_number: Type.String({ pattern: E164_PATTERN, description: 'E.164 phone number, `+` included.' }),
-});
-
-export const accountNumberField = Type.String({
-  pattern: ACCOUNT_NUMBER_PATTERN,
-  description: 'The pay-TV account number the gateway authenticated.',
-});
-export const platformUserIdField = Type.String({
-  pattern: ID_PATTERN,
-  description: 'The pay-TV platform user id, when the gateway knows it.',
 });
 
 const scopeList = Type.Array(Type.Enum(delegationScopes), {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
+import type { DelegationScope } from '../../core/delegation.ts';
 import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
@@ -150,14 +151,14 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
    * (`operation({ delegated })`), and (requireAccount) only on the token's own account.
    */
   async function fromDelegatedToken(request: FastifyRequest, token: string): Promise<AssistantPrincipal> {
-    const principal = await delegated.principal(token);
     const scope = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[DELEGATED_SCOPE];
-    if (typeof scope !== 'string' || !principal.scopes.has(scope as never)) {
-      throw authErrors.ACCESS_DENIED(
-        typeof scope === 'string'
-          ? `This delegated token lacks the scope ${scope}.`
-          : 'The assistant may not call this operation on behalf of a person.',
-      );
+    // An operation without a scope refuses every delegated token: no need to fetch the assistant's keys.
+    if (typeof scope !== 'string') {
+      throw authErrors.ACCESS_DENIED('The assistant may not call this operation on behalf of a person.');
+    }
+    const principal = await delegated.principal(token);
+    if (!principal.scopes.has(scope as DelegationScope)) {
+      throw authErrors.ACCESS_DENIED(`This delegated token lacks the scope ${scope}.`);
     }
     return principal;
   }

@@ -34,18 +34,28 @@ export interface FoldedBookmarks {
   ): Promise<{ session: SessionState | undefined; written: BookmarkRow | undefined }>;
 }
 
-/** A folded statement's row: the session's two columns, then the bookmark's (all null when none). */
-type FoldedRow = { session_closed_at: number | null; session_last_used_at: number | null } & {
-  [column in keyof BookmarkRow]: BookmarkRow[column] | null;
+/** The folded read's row: the session's two columns, then the bookmark's (null when there is none). */
+type FoldedReadRow = { session_closed_at: number | null; session_last_used_at: number | null } & {
+  [column in Exclude<keyof BookmarkRow, 'user_hash' | 'content_id'>]: BookmarkRow[column] | null;
 };
 
-const bookmarkOf = (row: FoldedRow | undefined): BookmarkRow | undefined => {
-  if (row?.user_hash == null || row.content_id === null || row.offset_seconds === null) return undefined;
-  if (row.position_at === null || row.updated_at === null) return undefined;
-  if (row.device_id === null || row.device_class === null) return undefined;
+/**
+ * The folded save's row: the session's two columns and whether the row was written. A written row is the
+ * row sent (every column is set from it), so the statement returns no copy of it: each column returned
+ * costs the driver a field description and a parse per request.
+ */
+type FoldedSaveRow = {
+  session_closed_at: number | null;
+  session_last_used_at: number | null;
+  written: boolean | null;
+};
+
+const bookmarkOf = (filter: BookmarkFilter, row: FoldedReadRow | undefined): BookmarkRow | undefined => {
+  if (row === undefined || row.offset_seconds === null || row.position_at === null) return undefined;
+  if (row.updated_at === null || row.device_id === null || row.device_class === null) return undefined;
   return {
-    user_hash: row.user_hash,
-    content_id: row.content_id,
+    user_hash: filter.userHash,
+    content_id: filter.contentId,
     account_number: row.account_number,
     version: row.version,
     offset_seconds: row.offset_seconds,
@@ -56,25 +66,29 @@ const bookmarkOf = (row: FoldedRow | undefined): BookmarkRow | undefined => {
   };
 };
 
-const prefixed = (table: string) =>
-  bookmarkColumns
-    .split(',')
-    .map((column) => `${table}.${column.trim()}`)
-    .join(', ');
+const writtenOf = (sent: BookmarkRow, row: FoldedSaveRow | undefined): BookmarkRow | undefined =>
+  row?.written ? sent : undefined;
 
 /** The raw forms: named statements, parsed once per pooled connection. */
 export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
-  const read = namedStatement<FoldedRow>(
+  // The bookmark columns the read returns: the key is the filter's. (Computed here, not at load:
+  // repository.ts, which defines bookmarkColumns, imports this module.)
+  const readColumns = bookmarkColumns
+    .split(',')
+    .map((column) => column.trim())
+    .filter((column) => column !== 'user_hash' && column !== 'content_id');
+  const read = namedStatement<FoldedReadRow>(
     pool,
     'bookmark_find_in_session',
-    `select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at, ${prefixed('b')}
+    `select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at,
+            ${readColumns.map((column) => `b.${column}`).join(', ')}
        from sessions s
        left join bookmarks b on b.user_hash = $2 and b.content_id = $3
          and ($4::text is null or b.account_number = $4) and ($5::text is null or b.version = $5)
       where s.id = $1`,
   );
   // The insert's values come from a select over the session, so nothing is written unless it is usable.
-  const save = namedStatement<FoldedRow>(
+  const save = namedStatement<FoldedSaveRow>(
     pool,
     'bookmark_save_in_session',
     `with s as (select closed_at, last_used_at from sessions where id = $1),
@@ -87,9 +101,9 @@ export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
          offset_seconds = excluded.offset_seconds, position_at = excluded.position_at,
          device_id = excluded.device_id, device_class = excluded.device_class, updated_at = excluded.updated_at
        where bookmarks.position_at <= excluded.position_at
-       returning ${bookmarkColumns}
+       returning true as written
      )
-     select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at, ${prefixed('w')}
+     select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at, w.written
        from s left join w on true`,
   );
   return {
@@ -101,11 +115,11 @@ export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
         filter.accountNumber ?? null,
         filter.version ?? null,
       ]);
-      return { session: foldedSessionState(row), row: bookmarkOf(row) };
+      return { session: foldedSessionState(row), row: bookmarkOf(filter, row) };
     },
     async saveUnlessStale(session, row) {
       const [result] = await save([session.sessionId, ...bookmarkValues(row), session.idleBefore]);
-      return { session: foldedSessionState(result), written: bookmarkOf(result) };
+      return { session: foldedSessionState(result), written: writtenOf(row, result) };
     },
   };
 }
@@ -124,8 +138,6 @@ export function foldedKysely(db: Kysely<BookmarkDatabase>): FoldedBookmarks {
         })
         .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at'])
         .select([
-          'b.user_hash',
-          'b.content_id',
           'b.account_number',
           'b.version',
           'b.offset_seconds',
@@ -136,7 +148,7 @@ export function foldedKysely(db: Kysely<BookmarkDatabase>): FoldedBookmarks {
         ])
         .where('s.id', '=', session.sessionId)
         .executeTakeFirst();
-      return { session: foldedSessionState(row), row: bookmarkOf(row) };
+      return { session: foldedSessionState(row), row: bookmarkOf(filter, row) };
     },
 
     async saveUnlessStale(session, row) {
@@ -176,24 +188,13 @@ export function foldedKysely(db: Kysely<BookmarkDatabase>): FoldedBookmarks {
                 .where('s.last_used_at', '>=', session.idleBefore),
             )
             .onConflict(upsertUnlessNewer)
-            .returningAll(),
+            .returning(sql<boolean>`true`.as('written')),
         )
         .selectFrom('s')
         .leftJoin('w', (join) => join.onTrue())
-        .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at'])
-        .select([
-          'w.user_hash',
-          'w.content_id',
-          'w.account_number',
-          'w.version',
-          'w.offset_seconds',
-          'w.position_at',
-          'w.device_id',
-          'w.device_class',
-          'w.updated_at',
-        ])
+        .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at', 'w.written'])
         .executeTakeFirst();
-      return { session: foldedSessionState(result), written: bookmarkOf(result) };
+      return { session: foldedSessionState(result), written: writtenOf(row, result) };
     },
   };
 }

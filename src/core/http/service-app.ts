@@ -88,6 +88,7 @@ export const MAX_PARAM_LENGTH = 1024;
 
 /** Logs the path and the names of query parameters, never their values (they may carry tokens). */
 function logUrl(url: string): string {
+  if (!url.includes('?')) return url;
   const [path, query] = url.split('?', 2);
   if (!query) return path ?? url;
   const names = [...new URLSearchParams(query).keys()];

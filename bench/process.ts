@@ -25,7 +25,11 @@ export async function startServer(options: {
 }): Promise<Server> {
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server under load.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...options.args], {
+  const command = [process.execPath, ...nodeArgs, ...options.args];
+  // Under `--pin` (run.ts) the server gets CPU 0 to itself; taskset execs node, so the pid is node's.
+  if (process.env.BENCH_PINNED === '1') command.unshift('taskset', '-c', '0');
+  const [executable = process.execPath, ...args] = command;
+  const child = spawn(executable, args, {
     cwd: root,
     env: { ...process.env, ...options.env },
     // The server's log lines go to /dev/null: they are still formatted and written, as in production.

@@ -1,5 +1,5 @@
 import type { ChannelResult } from './channel.ts';
-import type { Comparison, GoalCheck } from './goals.ts';
+import { type Comparison, type GoalCheck, ratioOf } from './goals.ts';
 import type { LoadResult } from './load.ts';
 import type { Format, Operation } from './targets.ts';
 
@@ -125,14 +125,14 @@ export function formatTable(results: PathResult[]): string {
   return formatColumns(header, rows);
 }
 
-/** Each path of ours beside the bare path of the same operation: req/s, their ratio, and both p99s. */
+/** Each path of ours beside the bare path of the same operation: req/s, the ratio (ratioOf: the median round's), and both p99s. */
 export function formatComparison(pairs: Comparison[]): string {
   const header = ['path', 'ours req/s', 'bare req/s', 'ratio', 'ours p99 ms', 'bare p99 ms'];
   const rows = pairs.map(({ path, ours, bare }) => [
     `${path} vs ${bare.name}`,
     Math.round(ours.requestsPerSecond).toString(),
     Math.round(bare.requestsPerSecond).toString(),
-    ratio(ours.requestsPerSecond / bare.requestsPerSecond),
+    ratio(ratioOf({ path, ours, bare })),
     ours.p99.toString(),
     bare.p99.toString(),
   ]);

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
  * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--all-formats]
- * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--out FILE]`
+ * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--out FILE]`
  *
  * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
  * machine's binaries, or on the cluster `--database-url` names):
@@ -10,11 +10,16 @@
  * - Channel (bench/channel.ts): the embedded Direct Line channel's answer latency (across two processes
  *   on PostgreSQL) and the cost of N idle streams.
  *
+ * `--pin` (two CPUs or more) runs every server under test on CPU 0 and everything else (the load generator,
+ * PostgreSQL, this process) on CPU 1: the servers then compete with nothing, and a ratio moves by a few
+ * hundredths between runs instead of about ±0.15 on a 2-core machine. The unpinned run is the default: it
+ * is how the targets were first measured.
+ *
  * The figures are written as JSON to `--out FILE`, by default to `data/bench/` of this checkout
  * (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored data folder, because
  * measurements belong to the machine and the moment that made them, not to the source tree.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -55,8 +60,25 @@ const { values } = parseArgs({
     answers: { type: 'string' },
     'skip-codecs': { type: 'boolean', default: false },
     'all-formats': { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: false },
   },
 });
+
+// --pin: this process (and so the load generator and the PostgreSQL cluster it starts) moves to CPU 1 by
+// running itself again under taskset; startServer (process.ts) puts each server on CPU 0.
+if (values.pin && process.env.BENCH_PINNED !== '1') {
+  if (cpus().length < 2) throw new Error('--pin needs two CPUs or more');
+  const again = spawnSync(
+    'taskset',
+    ['-c', '1', process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_PINNED: '1' },
+    },
+  );
+  if (again.error) throw new Error(`--pin runs taskset (util-linux): ${again.error.message}`);
+  process.exit(again.status ?? 1);
+}
 
 function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] {
   if (value === undefined) return [...allowed];
@@ -192,7 +214,7 @@ try {
     date: new Date().toISOString(),
     commit: gitCommit(),
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
-    settings: { quick, databases, parts, ...settings },
+    settings: { quick, databases, parts, pinned: process.env.BENCH_PINNED === '1', ...settings },
     dataset: {
       users: dataset.users.length,
       devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),

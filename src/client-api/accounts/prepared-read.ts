@@ -52,3 +52,29 @@ export function namedStatement<Row>(
     return result.rows as Row[];
   };
 }
+
+/**
+ * A named statement whose rows are one column, `json_build_array(…)` of `columns` (name, SQL expression),
+ * read back as objects keyed by the names: node-postgres describes every column of every execution and
+ * builds each row from a dictionary of names (~1.3 µs per column in the profile), so one JSON column
+ * costs it one field. `from` is the rest of the statement (from, joins, where, order). Numbers come back
+ * as JSON numbers: int8 columns hold values within 2^53, as everywhere (database.ts).
+ */
+export function packedStatement<Row extends Record<string, unknown>>(
+  pool: pg.Pool,
+  name: string,
+  columns: ReadonlyArray<readonly [keyof Row & string, string]>,
+  from: string,
+): (values: unknown[]) => Promise<Row[]> {
+  const statement = namedStatement<{ r: unknown[] }>(
+    pool,
+    name,
+    `select json_build_array(${columns.map(([, expression]) => expression).join(', ')}) as r ${from}`,
+  );
+  const unpack = ({ r }: { r: unknown[] }): Row => {
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < columns.length; index++) row[columns[index]?.[0] ?? ''] = r[index];
+    return row as Row;
+  };
+  return async (values) => (await statement(values)).map(unpack);
+}

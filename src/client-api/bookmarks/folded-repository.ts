@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
-import { namedStatement } from '../accounts/prepared-read.ts';
+import { namedStatement, packedStatement } from '../accounts/prepared-read.ts';
 import { foldedSessionState, type SessionState } from '../sessions/repository.ts';
 import {
   type BookmarkDatabase,
@@ -77,12 +77,15 @@ export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
     .split(',')
     .map((column) => column.trim())
     .filter((column) => column !== 'user_hash' && column !== 'content_id');
-  const read = namedStatement<FoldedReadRow>(
+  const read = packedStatement<FoldedReadRow>(
     pool,
     'bookmark_find_in_session',
-    `select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at,
-            ${readColumns.map((column) => `b.${column}`).join(', ')}
-       from sessions s
+    [
+      ['session_closed_at', 's.closed_at'],
+      ['session_last_used_at', 's.last_used_at'],
+      ...readColumns.map((column) => [column as keyof FoldedReadRow & string, `b.${column}`] as const),
+    ],
+    `from sessions s
        left join bookmarks b on b.user_hash = $2 and b.content_id = $3
          and ($4::text is null or b.account_number = $4) and ($5::text is null or b.version = $5)
       where s.id = $1`,

@@ -5,6 +5,7 @@ import type { CoreTables } from '../../core/db/tables.ts';
 import {
   namedStatement,
   namedStatementPool,
+  packedStatement,
   preparedRead,
   type RepositoryOptions,
 } from '../accounts/prepared-read.ts';
@@ -72,12 +73,16 @@ function foldedList(rows: FoldedDeviceRow[]): FoldedDeviceList {
 
 /** The device list of a device token, one named statement: its session, the account, the devices. */
 function listInSessionPostgres(pool: pg.Pool): ListInSession {
-  const statement = namedStatement<FoldedDeviceRow>(
+  const statement = packedStatement<FoldedDeviceRow>(
     pool,
     'devices_list_in_session',
-    `select s.closed_at as session_closed_at, s.last_used_at as session_last_used_at,
-            a.account_number as found_account, ${deviceColumns.map((column) => `d.${column}`).join(', ')}
-       from sessions s
+    [
+      ['session_closed_at', 's.closed_at'],
+      ['session_last_used_at', 's.last_used_at'],
+      ['found_account', 'a.account_number'],
+      ...deviceColumns.map((column) => [column, `d.${column}`] as const),
+    ],
+    `from sessions s
        left join accounts a on a.account_number = $2
        left join devices d on d.account_number = a.account_number
       where s.id = $1

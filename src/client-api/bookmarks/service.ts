@@ -1,3 +1,4 @@
+import { isoTime } from '../../core/iso-time.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
 import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
@@ -139,8 +140,8 @@ function toBookmark(row: BookmarkRow, applied?: boolean): Bookmark {
     offset: row.offset_seconds,
     deviceId: row.device_id,
     deviceClass: row.device_class,
-    at: new Date(row.position_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    at: isoTime(row.position_at),
+    updatedAt: isoTime(row.updated_at),
   };
   if (row.account_number !== null) bookmark.accountNumber = row.account_number;
   if (row.version !== null) bookmark.version = row.version;

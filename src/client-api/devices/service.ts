@@ -1,4 +1,5 @@
 import type { Config } from '../../core/config.ts';
+import { isoTime } from '../../core/iso-time.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
 import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
@@ -22,8 +23,8 @@ export function createDeviceService(
     name: row.name,
     deviceClass: row.device_class,
     enabled: row.enabled === 1,
-    registeredAt: new Date(row.registered_at).toISOString(),
-    lastSeenAt: new Date(row.last_seen_at).toISOString(),
+    registeredAt: isoTime(row.registered_at),
+    lastSeenAt: isoTime(row.last_seen_at),
     playing: row.last_playback_at !== null && row.last_playback_at >= playingSince(now),
   });
 

@@ -42,19 +42,20 @@ export function createBookmarkService(
   markPlaying: MarkPlaying,
   now: () => number = Date.now,
 ): BookmarkService {
-  async function accountOf(principal: Principal | undefined, save: BookmarkSave): Promise<string> {
-    if (principal?.kind === 'device') {
-      if (principal.deviceId !== save.deviceId) {
-        throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
-      }
-      // The stored deviceClass tells which kind of device last played: a token cannot claim another.
-      if (principal.deviceClass !== save.deviceClass) {
-        throw authenticationErrors.DEVICE_MISMATCH(
-          'A device saves bookmarks under its own deviceClass only.',
-        );
-      }
-      return principal.accountNumber;
+  /** A device saves in its own account, under its own deviceId and deviceClass. */
+  function deviceAccount(principal: Extract<Principal, { kind: 'device' }>, save: BookmarkSave): string {
+    if (principal.deviceId !== save.deviceId) {
+      throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
     }
+    // The stored deviceClass tells which kind of device last played: a token cannot claim another.
+    if (principal.deviceClass !== save.deviceClass) {
+      throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceClass only.');
+    }
+    return principal.accountNumber;
+  }
+
+  /** An operator saves in the account that holds the userHash. */
+  async function holderAccount(save: BookmarkSave): Promise<string> {
     const account = await accounts.findByUserHash(save.userHash);
     if (!account) throw userErrors.USER_NOT_FOUND('No account has this userHash.');
     return account.accountNumber;
@@ -62,13 +63,14 @@ export function createBookmarkService(
 
   // In-process and short-lived (MARK_RESOLUTION_MS): spares the devices table a write per save.
   const lastMarked = new Map<string, number>();
-  async function mark(accountNumber: string, deviceId: string, at: number) {
+  /** The write when one is due, else undefined: the common case costs no promise. */
+  function mark(accountNumber: string, deviceId: string, at: number): Promise<void> | undefined {
     const key = `${accountNumber}\u0000${deviceId}`;
     const previous = lastMarked.get(key);
-    if (previous !== undefined && at - previous < MARK_RESOLUTION_MS) return;
+    if (previous !== undefined && at - previous < MARK_RESOLUTION_MS) return undefined;
     if (lastMarked.size >= MARKS_KEPT) lastMarked.clear();
     lastMarked.set(key, at);
-    await markPlaying(accountNumber, deviceId, at);
+    return markPlaying(accountNumber, deviceId, at);
   }
   /** The upsert; a device token whose session check is pending settles it first, in the same statement. */
   async function saveUnlessStale(principal: Principal | undefined, row: BookmarkRow) {
@@ -98,7 +100,8 @@ export function createBookmarkService(
       return toBookmark(row);
     },
     async save(principal, save) {
-      const accountNumber = await accountOf(principal, save);
+      const accountNumber =
+        principal?.kind === 'device' ? deviceAccount(principal, save) : await holderAccount(save);
       const time = now();
       if (save.at !== undefined && save.at > time + MAX_CLOCK_SKEW_MS) {
         throw bookmarkErrors.BOOKMARK_TIME_IN_FUTURE(
@@ -118,7 +121,8 @@ export function createBookmarkService(
       };
       const written = await saveUnlessStale(principal, row);
       if (written) {
-        await mark(accountNumber, save.deviceId, time);
+        const marking = mark(accountNumber, save.deviceId, time);
+        if (marking !== undefined) await marking;
         return toBookmark(written, true);
       }
       // The stored bookmark is newer: answer it, so the device can resume from the newer position.

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CONFIRMATION_TTL_MS } from '../../src/agents/tools/confirmations.ts';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { signedInHousehold } from '../helpers/household.ts';
 import { until } from '../helpers/until.ts';
 
 const { DirectLine } = await directLineJs();
@@ -20,7 +20,6 @@ interface SeenActivity {
 }
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 
 /**
  * The whole path of the assistant acting for its linked pay-TV user: devices made through client-api, the
@@ -46,23 +45,18 @@ describe('the assistant acts for its linked user over Direct Line', () => {
 
   /** An account with two signed-in devices; answers their access tokens. */
   async function account(accountNumber: string) {
-    const api = composeClientApi(core);
-    await api.accounts.create(accountNumber);
-    const email = `${accountNumber.toLowerCase()}@example.test`;
-    await api.users.create({ accountNumber, email, password: PASSWORD, profiles: ['adult'] });
-    const signIn = async (deviceId: string, deviceName: string) => {
-      const response = await fetch(`${family.url('client-api')}${BASE}/auth/smarttv/users/authenticate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: email, password: PASSWORD, deviceId, deviceName }),
-      });
-      assert.equal(response.status, 200);
-      return ((await response.json()) as { tokens: { accessToken: string } }).tokens.accessToken;
-    };
+    const tokens = await signedInHousehold(core, `${family.url('client-api')}${BASE}`, {
+      accountNumber,
+      email: `${accountNumber.toLowerCase()}@example.test`,
+      devices: [
+        [`${accountNumber}-bed`, 'Bedroom TV'],
+        [`${accountNumber}-liv`, 'Salón'],
+      ],
+    });
     return {
       accountNumber,
-      bedroom: await signIn(`${accountNumber}-bed`, 'Bedroom TV'),
-      living: await signIn(`${accountNumber}-liv`, 'Salón'),
+      bedroom: tokens[`${accountNumber}-bed`] ?? '',
+      living: tokens[`${accountNumber}-liv`] ?? '',
     };
   }
 

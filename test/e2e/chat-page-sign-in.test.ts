@@ -3,14 +3,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
 import { openWebChatPage } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 
 /**
  * The chat page as a person uses it: they sign in with their pay-TV account on the page, then ask the
@@ -28,26 +27,17 @@ describe('the chat page in Chromium: signed in, the assistant acts on the person
     const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
     Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
     family = await startFamily(core, ['client-api', 'assistant-auth', 'agents']);
-    const api = composeClientApi(core);
-    await api.accounts.create('WEB-1001');
-    await api.users.create({
-      accountNumber: 'WEB-1001',
-      email: 'ana@example.test',
-      password: PASSWORD,
-      profiles: ['adult'],
-    });
-    for (const [deviceId, deviceName] of [
-      ['web-bed', 'Bedroom TV'],
-      ['web-liv', 'Living room'],
-    ]) {
-      const response = await fetch(`${family.url('client-api')}${BASE}/auth/smarttv/users/authenticate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: 'ana@example.test', password: PASSWORD, deviceId, deviceName }),
-      });
-      assert.equal(response.status, 200);
-      tokens[deviceId] = ((await response.json()) as { tokens: { accessToken: string } }).tokens.accessToken;
-    }
+    Object.assign(
+      tokens,
+      await signedInHousehold(core, `${family.url('client-api')}${BASE}`, {
+        accountNumber: 'WEB-1001',
+        email: 'ana@example.test',
+        devices: [
+          ['web-bed', 'Bedroom TV'],
+          ['web-liv', 'Living room'],
+        ],
+      }),
+    );
   });
   after(async () => {
     await browser?.close();
@@ -71,7 +61,7 @@ describe('the chat page in Chromium: signed in, the assistant acts on the person
       await page.getByText('The user name or password is not right.').waitFor({ timeout: 30_000 });
       chat.problems.length = 0; // the 401 of the wrong password is what this step expected
 
-      await page.fill('#sign-in input[name="password"]', PASSWORD);
+      await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
       await page.click('#sign-in button[type="submit"]');
       await page.getByText('Signed in as ana@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
       await chat.connected();

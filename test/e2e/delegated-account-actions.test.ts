@@ -7,13 +7,12 @@ import { createAccountTools } from '../../src/agents/tools/account-tools.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
 import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { assistantIssuer } from '../../src/core/assistant-tokens.ts';
 import { CLIENT_API_AUDIENCE } from '../../src/core/delegation.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { signedInHousehold } from '../helpers/household.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 
 interface Answer {
   status: number;
@@ -54,20 +53,16 @@ describe('delegated account actions', () => {
 
   /** An account with one user and two signed-in devices, and an assistant user linked to it. */
   async function household(accountNumber: string) {
-    const api = composeClientApi(core);
-    await api.accounts.create(accountNumber);
-    const email = `${accountNumber.toLowerCase()}@example.test`;
-    await api.users.create({ accountNumber, email, password: PASSWORD, profiles: ['adult'] });
-    const signIn = async (deviceId: string, deviceName: string) => {
-      const answer = await call(`${clientApi}${BASE}/auth/smarttv/users/authenticate`, {
-        method: 'POST',
-        body: { username: email, password: PASSWORD, deviceId, deviceName },
-      });
-      assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      return (answer.body as { tokens: { accessToken: string } }).tokens.accessToken;
-    };
-    const bedroom = await signIn(`${accountNumber}-bed`, 'Bedroom TV');
-    const living = await signIn(`${accountNumber}-liv`, 'Living room');
+    const tokens = await signedInHousehold(core, `${clientApi}${BASE}`, {
+      accountNumber,
+      email: `${accountNumber.toLowerCase()}@example.test`,
+      devices: [
+        [`${accountNumber}-bed`, 'Bedroom TV'],
+        [`${accountNumber}-liv`, 'Living room'],
+      ],
+    });
+    const bedroom = tokens[`${accountNumber}-bed`] ?? '';
+    const living = tokens[`${accountNumber}-liv`] ?? '';
     const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web', accountNumber });
     const linked = await call(
       `${assistantAuth}/users/assistantid/integrated?data=${encodeURIComponent(data)}`,

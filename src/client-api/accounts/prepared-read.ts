@@ -73,7 +73,9 @@ export function packedStatement<Row extends Record<string, unknown>>(
   );
   const unpack = ({ r }: { r: unknown[] }): Row => {
     const row: Record<string, unknown> = {};
-    for (let index = 0; index < columns.length; index++) row[columns[index]?.[0] ?? ''] = r[index];
+    columns.forEach(([column], index) => {
+      row[column] = r[index];
+    });
     return row as Row;
   };
   return async (values) => (await statement(values)).map(unpack);

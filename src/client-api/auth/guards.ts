@@ -8,11 +8,9 @@ import { DELEGATED_SCOPE } from '../openapi.ts';
 import type { SessionRepository, SessionState } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
 import { type AssistantPrincipal, createDelegatedTokens } from './delegated-tokens.ts';
-import { type Principal, pendingSessionCheck, type SessionCheck } from './principal.ts';
+import { type DevicePrincipal, type Principal, pendingSessionCheck, type SessionCheck } from './principal.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
-
-type DevicePrincipal = Extract<Principal, { kind: 'device' }>;
 
 /** A hook usable as onRequest or preHandler: request params are known at both. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -94,12 +92,15 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   const verified = new Map<string, { token: string; claims: AccessClaims & { exp: number } }>();
   const cacheKey = (token: string) => token.slice(-32);
 
-  /** Whether the token is one this process already verified as a device token. */
-  const verifiedDeviceToken = (token: string) => verified.get(cacheKey(token))?.token === token;
+  /** The claims of a device token this process already verified (expired or not), else undefined. */
+  const rememberedClaims = (token: string) => {
+    const hit = verified.get(cacheKey(token));
+    return hit?.token === token ? hit.claims : undefined;
+  };
 
   async function claimsOf(token: string, now: number): Promise<AccessClaims | undefined> {
-    const hit = verified.get(cacheKey(token));
-    if (hit && hit.token === token) return hit.claims.exp * 1000 > now ? hit.claims : undefined;
+    const remembered = rememberedClaims(token);
+    if (remembered) return remembered.exp * 1000 > now ? remembered : undefined;
     const claims = await verifyAccessToken(keys, token);
     if (!claims) return undefined;
     if (verified.size >= VERIFIED_CACHE_SIZE) {
@@ -207,7 +208,7 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     const token = bearer(request.headers.authorization);
     if (!token) throw noCredentials();
     // A device token is the common case: the assistant's issuer is looked for only in what is not one.
-    if (!verifiedDeviceToken(token) && delegated.isAssistants(token)) {
+    if (!rememberedClaims(token) && delegated.isAssistants(token)) {
       const assistant = await fromDelegatedToken(request, token);
       request.principal = assistant;
       deviceLimit?.hit(`${assistant.accountNumber}\nassistant:${assistant.assistantId}`);
@@ -227,10 +228,10 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     if (request.headers['x-api-key'] !== undefined) return undefined;
     const token = bearer(request.headers.authorization);
     if (!token) return undefined;
-    const hit = verified.get(cacheKey(token));
+    const claims = rememberedClaims(token);
     const now = Date.now();
-    if (hit?.token !== token || hit.claims.exp * 1000 <= now) return undefined;
-    return devicePrincipal(hit.claims, now, true);
+    if (!claims || claims.exp * 1000 <= now) return undefined;
+    return devicePrincipal(claims, now, true);
   }
 
   // Folding pays only where the ordinary check is a round trip: PostgreSQL. SQLite's is a memory read.

@@ -25,6 +25,9 @@ export type Principal =
   | { kind: 'operator'; keyId: string }
   | AssistantPrincipal;
 
+/** A device session's token as a principal. */
+export type DevicePrincipal = Extract<Principal, { kind: 'device' }>;
+
 /**
  * A device token's session check left to the operation's own statement, so that an authenticated
  * request costs PostgreSQL one round trip: the statement reads the session's state beside its data (and

@@ -1,7 +1,7 @@
 import { isoTime } from '../../core/iso-time.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
-import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
+import { type DevicePrincipal, type Principal, pendingSessionCheck } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
@@ -43,7 +43,7 @@ export function createBookmarkService(
   now: () => number = Date.now,
 ): BookmarkService {
   /** A device saves in its own account, under its own deviceId and deviceClass. */
-  function deviceAccount(principal: Extract<Principal, { kind: 'device' }>, save: BookmarkSave): string {
+  function deviceAccount(principal: DevicePrincipal, save: BookmarkSave): string {
     if (principal.deviceId !== save.deviceId) {
       throw authenticationErrors.DEVICE_MISMATCH('A device saves bookmarks under its own deviceId only.');
     }

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { composeClientApi } from '../../src/client-api/composition.ts';
+import type { Core } from '../../src/core/core.ts';
+
+/** The password of every household's user. */
+export const HOUSEHOLD_PASSWORD = 'correct horse battery';
+
+/**
+ * An account with one adult user (`email`, HOUSEHOLD_PASSWORD), its devices signed in through client-api's
+ * real sign-in route at `clientApiUrl` (e.g. `http://127.0.0.1:3000/api/v1`), so each has a session as a
+ * set-top box would: answers each device's access token by device id.
+ */
+export async function signedInHousehold(
+  core: Core,
+  clientApiUrl: string,
+  household: { accountNumber: string; email: string; devices: ReadonlyArray<readonly [string, string]> },
+): Promise<Record<string, string>> {
+  const { accountNumber, email } = household;
+  const api = composeClientApi(core);
+  await api.accounts.create(accountNumber);
+  await api.users.create({ accountNumber, email, password: HOUSEHOLD_PASSWORD, profiles: ['adult'] });
+  const tokens: Record<string, string> = {};
+  for (const [deviceId, deviceName] of household.devices) {
+    const response = await fetch(`${clientApiUrl}/auth/smarttv/users/authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: email, password: HOUSEHOLD_PASSWORD, deviceId, deviceName }),
+    });
+    const body = (await response.json()) as { tokens?: { accessToken: string } };
+    assert.equal(response.status, 200, JSON.stringify(body));
+    tokens[deviceId] = body.tokens?.accessToken ?? '';
+  }
+  return tokens;
+}

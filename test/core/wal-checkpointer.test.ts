@@ -16,7 +16,12 @@ describe('SQLite WAL checkpoints off the event loop', () => {
   let database: Database;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'sintonia-wal-'));
-    database = openDatabase({ DATABASE_URL: undefined, DATABASE_POOL_SIZE: 10, SINTONIA_DATA_DIR: dir });
+    database = openDatabase({
+      DATABASE_URL: undefined,
+      DATABASE_POOL_SIZE: 10,
+      DATABASE_PIPELINE_CONNECTIONS: 2,
+      SINTONIA_DATA_DIR: dir,
+    });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

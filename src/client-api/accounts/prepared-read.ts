@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database } from '../../core/db/database.ts';
+import type { StatementRunner } from '../../core/db/pipeline.ts';
 
 /** How a repository runs its hot-path statements. */
 export interface RepositoryOptions {
@@ -23,32 +24,32 @@ export function preparedRead<R>(
   options: RepositoryOptions,
   prepare: (sqlite: SQLite.Database) => (key: string) => R,
   kysely: (key: string) => Promise<R>,
-  postgres?: (pool: pg.Pool) => (key: string) => Promise<R>,
+  postgres?: (statements: StatementRunner) => (key: string) => Promise<R>,
 ): (key: string) => Promise<R> {
   if (options.prepared === false) return kysely;
-  if (database.postgres !== undefined && postgres !== undefined) return postgres(database.postgres);
+  if (database.statements !== undefined && postgres !== undefined) return postgres(database.statements);
   const sqlite = database.sqlite;
   if (sqlite === undefined) return kysely;
   const statement = prepare(sqlite);
   return async (key) => (sqlite.inTransaction ? kysely(key) : statement(key));
 }
 
-/** The pool of `database` when its hot paths run as named statements (PostgreSQL, `prepared` not false). */
-export function namedStatementPool(database: Database, options: RepositoryOptions): pg.Pool | undefined {
-  return options.prepared === false ? undefined : database.postgres;
+/** Where `database` runs its hot paths' named statements (PostgreSQL, `prepared` not false): see Database.statements. */
+export function hotStatements(database: Database, options: RepositoryOptions): StatementRunner | undefined {
+  return options.prepared === false ? undefined : database.statements;
 }
 
 /**
- * A named PostgreSQL statement: each pooled connection parses and plans it once, then only binds and
+ * A named PostgreSQL statement: each connection parses and plans it once, then only binds and
  * executes it (one round trip, no query text compiled per request). Answers the rows.
  */
 export function namedStatement<Row>(
-  pool: pg.Pool,
+  statements: StatementRunner,
   name: string,
   text: string,
 ): (values: unknown[]) => Promise<Row[]> {
   return async (values) => {
-    const result = await pool.query<pg.QueryResultRow>({ name, text, values });
+    const result = await statements.query<pg.QueryResultRow>({ name, text, values });
     return result.rows as Row[];
   };
 }
@@ -61,13 +62,13 @@ export function namedStatement<Row>(
  * as JSON numbers: int8 columns hold values within 2^53, as everywhere (database.ts).
  */
 export function packedStatement<Row extends Record<string, unknown>>(
-  pool: pg.Pool,
+  statements: StatementRunner,
   name: string,
   columns: ReadonlyArray<readonly [keyof Row & string, string]>,
   from: string,
 ): (values: unknown[]) => Promise<Row[]> {
   const statement = namedStatement<{ r: unknown[] }>(
-    pool,
+    statements,
     name,
     `select json_build_array(${columns.map(([, expression]) => expression).join(', ')}) as r ${from}`,
   );

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type pg from 'pg';
+import type { StatementRunner } from '../../core/db/pipeline.ts';
 import { namedStatement, packedStatement } from '../accounts/prepared-read.ts';
 import { foldedSessionState, type SessionState } from '../sessions/repository.ts';
 import {
@@ -70,7 +70,7 @@ const writtenOf = (sent: BookmarkRow, row: FoldedSaveRow | undefined): BookmarkR
   row?.written ? sent : undefined;
 
 /** The raw forms: named statements, parsed once per pooled connection. */
-export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
+export function foldedPostgres(statements: StatementRunner): FoldedBookmarks {
   // The bookmark columns the read returns: the key is the filter's. (Computed here, not at load:
   // repository.ts, which defines bookmarkColumns, imports this module.)
   const readColumns = bookmarkColumns
@@ -78,7 +78,7 @@ export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
     .map((column) => column.trim())
     .filter((column) => column !== 'user_hash' && column !== 'content_id');
   const read = packedStatement<FoldedReadRow>(
-    pool,
+    statements,
     'bookmark_find_in_session',
     [
       ['session_closed_at', 's.closed_at'],
@@ -92,7 +92,7 @@ export function foldedPostgres(pool: pg.Pool): FoldedBookmarks {
   );
   // The insert's values come from a select over the session, so nothing is written unless it is usable.
   const save = namedStatement<FoldedSaveRow>(
-    pool,
+    statements,
     'bookmark_save_in_session',
     `with s as (select closed_at, last_used_at from sessions where id = $1),
      w as (

@@ -1,8 +1,8 @@
 import type { Kysely, OnConflictBuilder } from 'kysely';
-import type pg from 'pg';
 import type { Database } from '../../core/db/database.ts';
+import type { StatementRunner } from '../../core/db/pipeline.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
-import { namedStatement, namedStatementPool, type RepositoryOptions } from '../accounts/prepared-read.ts';
+import { hotStatements, namedStatement, type RepositoryOptions } from '../accounts/prepared-read.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 import type { ClientContentTables } from '../content-tables.ts';
 import { type FoldedBookmarks, foldedKysely, foldedPostgres } from './folded-repository.ts';
@@ -51,9 +51,9 @@ export function createBookmarkRepository(
   const db = database.db.withTables<BookmarkTables & Pick<AccountTables, 'sessions'>>();
   const kysely = kyselyRepository(db);
   if (database.dialect === 'postgres') {
-    const pool = namedStatementPool(database, options);
-    if (pool === undefined) return { ...kysely, folded: foldedKysely(db) };
-    return { ...postgresRepository(pool), folded: foldedPostgres(pool) };
+    const statements = hotStatements(database, options);
+    if (statements === undefined) return { ...kysely, folded: foldedKysely(db) };
+    return { ...postgresRepository(statements), folded: foldedPostgres(statements) };
   }
   if (database.sqlite === undefined || options.prepared === false) return kysely;
   return sqliteRepository(database.sqlite, kysely);
@@ -66,16 +66,16 @@ const upsertTail = `on conflict (user_hash, content_id) do update set
        device_id = excluded.device_id, device_class = excluded.device_class, updated_at = excluded.updated_at
      where bookmarks.position_at <= excluded.position_at`;
 
-/** Named statements on the pool: parsed once per connection, one round trip each. */
-function postgresRepository(pool: pg.Pool): Omit<BookmarkRepository, 'folded'> {
+/** Named statements (Database.statements): parsed once per connection, one round trip each. */
+function postgresRepository(statements: StatementRunner): Omit<BookmarkRepository, 'folded'> {
   const select = namedStatement<BookmarkRow>(
-    pool,
+    statements,
     'bookmark_find',
     `select ${bookmarkColumns} from bookmarks where user_hash = $1 and content_id = $2
        and ($3::text is null or account_number = $3) and ($4::text is null or version = $4)`,
   );
   const upsert = namedStatement<BookmarkRow>(
-    pool,
+    statements,
     'bookmark_save',
     `insert into bookmarks (${bookmarkColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ${upsertTail}

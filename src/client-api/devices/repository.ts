@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type pg from 'pg';
 import type { Database } from '../../core/db/database.ts';
+import type { StatementRunner } from '../../core/db/pipeline.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
 import {
+  hotStatements,
   namedStatement,
-  namedStatementPool,
   packedStatement,
   preparedRead,
   type RepositoryOptions,
@@ -72,9 +72,9 @@ function foldedList(rows: FoldedDeviceRow[]): FoldedDeviceList {
 }
 
 /** The device list of a device token, one named statement: its session, the account, the devices. */
-function listInSessionPostgres(pool: pg.Pool): ListInSession {
+function listInSessionPostgres(statements: StatementRunner): ListInSession {
   const statement = packedStatement<FoldedDeviceRow>(
-    pool,
+    statements,
     'devices_list_in_session',
     [
       ['session_closed_at', 's.closed_at'],
@@ -114,7 +114,7 @@ function listInSessionKysely(db: Kysely<CoreTables & AccountTables>): ListInSess
 
 export function createDeviceRepository(database: Database, options: RepositoryOptions = {}) {
   const db = database.db.withTables<AccountTables>();
-  const pool = namedStatementPool(database, options);
+  const statements = hotStatements(database, options);
   return {
     /**
      * PostgreSQL only: the list of a device token with its session's check folded in, one round trip.
@@ -123,9 +123,9 @@ export function createDeviceRepository(database: Database, options: RepositoryOp
     listInSession:
       database.dialect !== 'postgres'
         ? undefined
-        : pool === undefined
+        : statements === undefined
           ? listInSessionKysely(db)
-          : listInSessionPostgres(pool),
+          : listInSessionPostgres(statements),
 
     /** The account's devices, oldest first: a benchmarked hot path. */
     list: preparedRead<DeviceRow[]>(
@@ -145,9 +145,9 @@ export function createDeviceRepository(database: Database, options: RepositoryOp
           .orderBy('registered_at')
           .orderBy('device_id')
           .execute(),
-      (pool) => {
+      (statements) => {
         const statement = namedStatement<DeviceRow>(
-          pool,
+          statements,
           'devices_list',
           'select * from devices where account_number = $1 order by registered_at, device_id',
         );

@@ -45,9 +45,9 @@ export function createSessionRepository(database: Database, options: RepositoryO
     },
     (id) =>
       db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst(),
-    (pool) => {
+    (statements) => {
       const statement = namedStatement<SessionState>(
-        pool,
+        statements,
         'session_state',
         'select closed_at, last_used_at from sessions where id = $1',
       );

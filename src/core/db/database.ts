@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
+import { type StatementRunner, statementPipeline } from './pipeline.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -18,11 +19,14 @@ export interface Database {
   readonly location: string;
   /** The raw SQLite connection, for the few hot paths that use prepared statements directly. */
   readonly sqlite?: SQLite.Database;
-  /**
-   * The PostgreSQL pool Kysely runs on (DATABASE_POOL_SIZE connections), for the few hot paths that run
-   * named prepared statements directly (`pool.query({ name, text, values })`: parsed once per connection).
-   */
+  /** The PostgreSQL pool Kysely runs on (DATABASE_POOL_SIZE connections). */
   readonly postgres?: pg.Pool;
+  /**
+   * PostgreSQL: where the hot paths run their single named statements (`query({ name, text, values })`,
+   * parsed once per connection): the pipelined connections of pipeline.ts (DATABASE_PIPELINE_CONNECTIONS),
+   * or the pool when that is 0.
+   */
+  readonly statements?: StatementRunner;
   /**
    * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
    * undefined on PostgreSQL, where servers on other hosts could not see it: callers then read the rows.
@@ -49,10 +53,13 @@ const pgTypes = {
 };
 
 export function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'SINTONIA_DATA_DIR'>,
+  config: Pick<
+    Config,
+    'DATABASE_URL' | 'DATABASE_POOL_SIZE' | 'DATABASE_PIPELINE_CONNECTIONS' | 'SINTONIA_DATA_DIR'
+  >,
 ): Database {
   return config.DATABASE_URL
-    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE)
+    ? openPostgres(config.DATABASE_URL, config.DATABASE_POOL_SIZE, config.DATABASE_PIPELINE_CONNECTIONS)
     : openSqlite(config.SINTONIA_DATA_DIR);
 }
 
@@ -95,25 +102,40 @@ function openSqlite(dataDir: string): Database {
   };
 }
 
-function openPostgres(url: string, poolSize: number): Database {
+const CONNECTION_TIMEOUT_MS = 5000;
+
+function openPostgres(url: string, poolSize: number, pipelineConnections: number): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     types: pgTypes,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) });
+  const statements =
+    pipelineConnections > 0
+      ? statementPipeline({
+          connectionString: url,
+          connections: pipelineConnections,
+          types: pgTypes,
+          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+        })
+      : undefined;
   const parsed = new URL(url);
   return {
     db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     postgres: pool,
+    statements: statements ?? pool,
     changeSignal: () => undefined,
     ping: () => ping(db),
-    close: () => db.destroy(),
+    close: async () => {
+      await statements?.close();
+      await db.destroy();
+    },
   };
 }
 

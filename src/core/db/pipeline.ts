@@ -1,0 +1,123 @@
+import pg from 'pg';
+
+/** Runs one statement and answers its result: what the hot paths need of a pool. */
+export interface StatementRunner {
+  query<Row extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>>;
+}
+
+export interface StatementPipeline extends StatementRunner {
+  /** Connections open now (for tests and logs); each is opened on first use. */
+  readonly connections: number;
+  /** Refuses new statements, lets those on the wire finish, then closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface PipelineOptions {
+  connectionString: string;
+  /** At most this many pipelined connections share the statements (at least 1). */
+  connections: number;
+  types: pg.CustomTypesConfig;
+  connectionTimeoutMillis: number;
+}
+
+export const PIPELINE_APPLICATION_NAME = 'sintonia-statements';
+
+/** One pipelined connection and how many of its statements are still unanswered. */
+interface Lane {
+  client: pg.Client;
+  inFlight: number;
+  retired: boolean;
+}
+
+/**
+ * Single statements (each its own implicit transaction, each with its own Sync, so one's error fails only
+ * that one) over a few long-lived connections in node-postgres' pipeline mode. The statements one turn of
+ * the event loop sends all go to one connection, corked until the turn's check phase, so they leave in one
+ * write and its backend answers them one after the other without waiting for the network; the next turn's
+ * go to the connection with the fewest unanswered (opening another while all are busy, up to the limit).
+ *
+ * Why: through a pool each statement leaves in a write of its own to a backend of its own, and on loopback
+ * each such write costs this process the wake-up of that backend (about 75 µs of system time per
+ * statement in the benchmark's profile, as much as the rest of the request). Pipelined, a turn's
+ * statements share one write and one wake-up (docs/decisions.md, "Pipelined hot statements").
+ *
+ * Never for transactions or anything that holds a connection: a statement here shares its connection with
+ * other requests' statements. A lost connection fails the statements it had on the wire (node-postgres
+ * rejects each) and is replaced on the next use.
+ */
+export function statementPipeline(options: PipelineOptions): StatementPipeline {
+  const limit = Math.max(1, options.connections);
+  const lanes: Lane[] = [];
+  /** The connection this turn's statements go to; corked until `endTurn`. */
+  let current: Lane | undefined;
+  let closed = false;
+
+  const retire = (lane: Lane) => {
+    if (lane.retired) return;
+    lane.retired = true;
+    const index = lanes.indexOf(lane);
+    if (index !== -1) lanes.splice(index, 1);
+    if (current === lane) current = undefined;
+  };
+
+  const open = (): Lane => {
+    const client = new pg.Client({
+      connectionString: options.connectionString,
+      types: options.types,
+      connectionTimeoutMillis: options.connectionTimeoutMillis,
+      // Tells them apart in pg_stat_activity from the pool's and the event bus's connections.
+      application_name: PIPELINE_APPLICATION_NAME,
+      pipeline: true,
+    });
+    const lane: Lane = { client, inFlight: 0, retired: false };
+    client.on('error', () => retire(lane));
+    client.on('end', () => retire(lane));
+    // A failed connect fails the statements queued on it (node-postgres rejects each) and retires it.
+    client.connect().catch(() => retire(lane));
+    lanes.push(lane);
+    return lane;
+  };
+
+  const endTurn = (lane: Lane) => {
+    if (current === lane) current = undefined;
+    lane.client.connection.stream.uncork();
+  };
+
+  const laneForThisTurn = (): Lane => {
+    if (current !== undefined) return current;
+    let lane: Lane | undefined;
+    for (const candidate of lanes)
+      if (lane === undefined || candidate.inFlight < lane.inFlight) lane = candidate;
+    if (lane === undefined || (lane.inFlight > 0 && lanes.length < limit)) lane = open();
+    current = lane;
+    lane.client.connection.stream.cork();
+    setImmediate(endTurn, lane);
+    return lane;
+  };
+
+  return {
+    get connections() {
+      return lanes.length;
+    },
+    query<Row extends pg.QueryResultRow>(config: pg.QueryConfig) {
+      if (closed) return Promise.reject(new Error('The statement pipeline is closed.'));
+      const lane = laneForThisTurn();
+      lane.inFlight++;
+      return new Promise<pg.QueryResult<Row>>((resolve, reject) => {
+        // The callback form: node-postgres makes no promise of its own.
+        lane.client.query<Row>(config, (error: Error | undefined, result: pg.QueryResult<Row>) => {
+          lane.inFlight--;
+          if (error) reject(error);
+          else resolve(result);
+        });
+      });
+    },
+    async close() {
+      closed = true;
+      const open = lanes.splice(0);
+      current = undefined;
+      for (const lane of open) lane.client.connection.stream.uncork();
+      await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
+    },
+  };
+}

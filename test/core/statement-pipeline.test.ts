@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import {
+  PIPELINE_APPLICATION_NAME,
+  type StatementPipeline,
+  statementPipeline,
+} from '../../src/core/db/pipeline.ts';
+import { testDatabase } from '../helpers/harness.ts';
+
+const url = process.env.TEST_DATABASE_URL ?? '';
+const types = pg.types;
+
+const open = (connections: number, connectionString = url): StatementPipeline =>
+  statementPipeline({ connectionString, connections, types, connectionTimeoutMillis: 2000 });
+
+/** `select pg_backend_pid()` through the pipeline: which connection answered. */
+const backendOf = async (pipeline: StatementPipeline): Promise<number> => {
+  const { rows } = await pipeline.query<{ pid: number }>({ text: 'select pg_backend_pid() as pid' });
+  return rows[0]?.pid ?? -1;
+};
+
+describe('the statement pipeline (PostgreSQL hot statements)', {
+  skip: testDatabase === 'sqlite' ? 'the embedded store runs its statements on its own connection' : false,
+}, () => {
+  let admin: pg.Client;
+  before(async () => {
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+  });
+  after(async () => {
+    await admin.end();
+  });
+
+  it('answers every statement with its own rows, named or not, sent in one turn or in many', async () => {
+    const pipeline = open(2);
+    try {
+      const named = (n: number) =>
+        pipeline.query<{ n: number; square: number }>({
+          name: 'pipeline_test_square',
+          text: 'select $1::int as n, $1::int * $1::int as square',
+          values: [n],
+        });
+      const oneTurn = await Promise.all(Array.from({ length: 200 }, (_, n) => named(n)));
+      assert.deepEqual(
+        oneTurn.map((result) => result.rows[0]),
+        Array.from({ length: 200 }, (_, n) => ({ n, square: n * n })),
+      );
+      const manyTurns: Array<Promise<pg.QueryResult>> = [];
+      for (let n = 0; n < 50; n++) {
+        manyTurns.push(pipeline.query({ text: 'select $1::text as echo', values: [`value ${n}`] }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.deepEqual(
+        (await Promise.all(manyTurns)).map((result) => result.rows[0]?.echo),
+        Array.from({ length: 50 }, (_, n) => `value ${n}`),
+      );
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it("sends one turn's statements on one connection, and opens another while it is busy, up to the limit", async () => {
+    const pipeline = open(2);
+    try {
+      const first = await Promise.all(Array.from({ length: 20 }, () => backendOf(pipeline)));
+      assert.equal(new Set(first).size, 1, `one turn, one backend: ${first.join(', ')}`);
+      // A turn that starts while another turn's statement is unanswered goes to a second connection.
+      const slow = pipeline.query({ text: 'select pg_sleep(0.3)' });
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = await backendOf(pipeline);
+      await slow;
+      assert.equal(pipeline.connections, 2);
+      const third = await Promise.all([backendOf(pipeline), backendOf(pipeline)]);
+      assert.equal(new Set([...first, second, ...third]).size, 2, 'never more connections than the limit');
+      const { rows } = await admin.query<{ count: number }>(
+        'select count(*)::int as count from pg_stat_activity where application_name = $1',
+        [PIPELINE_APPLICATION_NAME],
+      );
+      assert.ok((rows[0]?.count ?? 0) >= 2, 'the connections are named in pg_stat_activity');
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it('fails only the statement that fails: the others of its turn and the connection go on', async () => {
+    const pipeline = open(1);
+    try {
+      const before = await backendOf(pipeline);
+      const results = await Promise.allSettled([
+        pipeline.query({ text: 'select 1 as n' }),
+        pipeline.query({ text: 'select 1 / 0 as n' }),
+        pipeline.query({ text: 'select 3 as n' }),
+      ]);
+      assert.deepEqual(
+        results.map((result) => (result.status === 'fulfilled' ? result.value.rows[0]?.n : result.status)),
+        [1, 'rejected', 3],
+      );
+      const failed = results[1];
+      assert.equal(failed?.status === 'rejected' && (failed.reason as { code?: string }).code, '22012');
+      assert.equal(await backendOf(pipeline), before, 'the same connection answers afterwards');
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it('fails the statements of a connection killed under them, and answers the next ones on a new one', async () => {
+    const pipeline = open(1);
+    try {
+      const victim = await backendOf(pipeline);
+      const inFlight = pipeline.query({ text: 'select pg_sleep(5)' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await admin.query('select pg_terminate_backend($1)', [victim]);
+      await assert.rejects(inFlight);
+      let next: number | undefined;
+      for (const deadline = Date.now() + 5000; next === undefined; ) {
+        next = await backendOf(pipeline).catch(() => undefined);
+        if (next === undefined && Date.now() > deadline) assert.fail('no answer after the kill');
+      }
+      assert.notEqual(next, victim);
+      assert.equal(pipeline.connections, 1);
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it('fails statements at once when the server cannot be reached', async () => {
+    const unreachable = new URL(url);
+    unreachable.port = '1';
+    const pipeline = open(2, unreachable.toString());
+    try {
+      const started = Date.now();
+      const results = await Promise.allSettled([backendOf(pipeline), backendOf(pipeline)]);
+      assert.deepEqual(
+        results.map((result) => result.status),
+        ['rejected', 'rejected'],
+      );
+      assert.ok(Date.now() - started < 2500, `failed after ${Date.now() - started} ms`);
+      assert.equal(pipeline.connections, 0);
+    } finally {
+      await pipeline.close();
+    }
+  });
+
+  it('lets the statements on the wire finish at close, then refuses new ones', async () => {
+    const pipeline = open(2);
+    const slow = pipeline.query<{ n: number }>({ text: 'select pg_sleep(0.2), 7 as n' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await pipeline.close();
+    assert.equal((await slow).rows[0]?.n, 7);
+    await assert.rejects(pipeline.query({ text: 'select 1' }), /closed/);
+    assert.equal(pipeline.connections, 0);
+  });
+});

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import pg from 'pg';
 
 /** Runs one statement and answers its result: what the hot paths need of a pool. */
@@ -78,9 +79,11 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     return lane;
   };
 
-  const endTurn = (lane: Lane) => {
+  // The stream corked is the one uncorked: with TLS, node-postgres swaps the connection's stream for the
+  // TLS one while connecting, and the socket under it must not stay corked.
+  const endTurn = (lane: Lane, stream: Writable) => {
     if (current === lane) current = undefined;
-    lane.client.connection.stream.uncork();
+    stream.uncork();
   };
 
   const laneForThisTurn = (): Lane => {
@@ -90,8 +93,9 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       if (lane === undefined || candidate.inFlight < lane.inFlight) lane = candidate;
     if (lane === undefined || (lane.inFlight > 0 && lanes.length < limit)) lane = open();
     current = lane;
-    lane.client.connection.stream.cork();
-    setImmediate(endTurn, lane);
+    const stream = lane.client.connection.stream;
+    stream.cork();
+    setImmediate(endTurn, lane, stream);
     return lane;
   };
 
@@ -116,7 +120,6 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       closed = true;
       const open = lanes.splice(0);
       current = undefined;
-      for (const lane of open) lane.client.connection.stream.uncork();
       await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
     },
   };

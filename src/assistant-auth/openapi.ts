@@ -55,7 +55,11 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       const base = schema ?? {};
       const core = coreRoutes[url];
       if (!core) return { schema: base, url };
-      const derived = errorResponses([...core.access.errors, httpErrors.INTERNAL_ERROR]);
+      const derived = errorResponses([
+        ...core.access.errors,
+        httpErrors.INTERNAL_ERROR,
+        httpErrors.STORE_UNAVAILABLE,
+      ]);
       const response: Record<string, unknown> = {
         ...((base.response as Record<string, unknown> | undefined) ?? {}),
         ...derived.response,

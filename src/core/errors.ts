@@ -158,6 +158,7 @@ export const httpErrors = defineErrors('family/http', {
   RATE_LIMITED: [429, 'Too many requests; retry later.', ['retry-after']],
   INTERNAL_ERROR: [500, 'An unexpected error occurred.'],
   SERVICE_UNAVAILABLE: [503, 'The service is not ready.'],
+  STORE_UNAVAILABLE: [503, 'The database cannot be reached right now; retry shortly.', ['retry-after']],
 });
 
 /** Who is calling and whether they may: credentials and access, the same in every service. */

@@ -60,10 +60,18 @@ describe('agents OpenAPI document', () => {
   });
 
   const expected: Array<[string, string, string[]]> = [
-    ['/agents', 'get', ['200', '401', '403', '429', '500', '502']],
-    ['/agents/{name}', 'get', ['200', '400', '401', '403', '404', '429', '500', '502']],
-    ['/agents/{name}/invoke', 'post', ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502']],
-    ['/agents/{name}/stream', 'post', ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502']],
+    ['/agents', 'get', ['200', '401', '403', '429', '500', '502', '503']],
+    ['/agents/{name}', 'get', ['200', '400', '401', '403', '404', '429', '500', '502', '503']],
+    [
+      '/agents/{name}/invoke',
+      'post',
+      ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503'],
+    ],
+    [
+      '/agents/{name}/stream',
+      'post',
+      ['200', '400', '401', '403', '404', '413', '415', '429', '500', '502', '503'],
+    ],
   ];
   for (const [path, method, statuses] of expected) {
     it(`${method.toUpperCase()} ${path}: every status, the error schema, both security schemes`, () => {

@@ -45,9 +45,19 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '410',
       '429',
       '500',
+      '503',
     ]);
-    assert.deepEqual(statuses('/users/assistant-id'), ['200', '201', '400', '401', '403', '429', '500']);
-    assert.deepEqual(statuses('/users/assistantid/integrated'), ['200', '201', '400', '401', '500']);
+    assert.deepEqual(statuses('/users/assistant-id'), [
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '429',
+      '500',
+      '503',
+    ]);
+    assert.deepEqual(statuses('/users/assistantid/integrated'), ['200', '201', '400', '401', '500', '503']);
     assert.deepEqual(statuses('/admin/users/phone-numbers/{phone_number}', 'delete'), [
       '204',
       '400',
@@ -56,8 +66,9 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       '404',
       '429',
       '500',
+      '503',
     ]);
-    assert.deepEqual(statuses('/token'), ['200', '400', '401', '403', '409', '429', '500', '502']);
+    assert.deepEqual(statuses('/token'), ['200', '400', '401', '403', '409', '429', '500', '502', '503']);
     for (const path of ['/users/assistantid/integrated', '/users/assistantid/integrated/logout']) {
       assert.deepEqual(op(path)?.security, [{ callbackData: [] }]);
       // `data` is a documented, required query parameter too, and its absence one of the 401s.
@@ -70,7 +81,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
     assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);
-    assert.deepEqual(statuses('/metrics'), ['200', '401', '429', '500']);
+    assert.deepEqual(statuses('/metrics'), ['200', '401', '429', '500', '503']);
     assert.deepEqual(op('/healthz')?.security, []);
   });
 

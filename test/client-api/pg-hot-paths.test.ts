@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { createBookmarkRepository } from '../../src/client-api/bookmarks/repository.ts';
 import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
+import { PIPELINE_APPLICATION_NAME } from '../../src/core/db/pipeline.ts';
 import { ProblemError } from '../../src/core/errors.ts';
 import { testDatabase } from '../helpers/harness.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
@@ -253,6 +255,48 @@ describe('client-api folded routes: a closed session is refused, whatever the ro
     assert.equal(read.statusCode, 200, read.body);
     const state = await sessions.state(tv.sessionId, true);
     assert.ok(state && state.last_used_at > old + 60_000, `touched: ${state?.last_used_at} vs ${old}`);
+  });
+
+  it('a save whose connection is killed under it is 503 STORE_UNAVAILABLE, writes nothing, and the next one lands', async (t) => {
+    if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a pipelined connection to kill');
+    const admin = new pg.Client({ connectionString: f.core.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      // Hold the bookmark's row so the save's statement waits on its connection, then kill that connection.
+      await admin.query('begin');
+      await admin.query('select 1 from bookmarks where user_hash = $1 and content_id = 7 for update', [
+        alice.userHash,
+      ]);
+      const pending = f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/500`, {
+        token: tv.accessToken,
+      });
+      let killed = 0;
+      for (const deadline = Date.now() + 5000; killed === 0; ) {
+        const { rows } = await admin.query<{ killed: boolean }>(
+          `select pg_terminate_backend(pid) as killed from pg_stat_activity
+            where datname = current_database() and application_name = $1 and wait_event_type = 'Lock'`,
+          [PIPELINE_APPLICATION_NAME],
+        );
+        killed = rows.filter((row) => row.killed).length;
+        if (killed === 0 && Date.now() > deadline) assert.fail('the save never waited on the lock');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await admin.query('rollback');
+      const refused = await pending;
+      assert.deepEqual([refused.statusCode, errorTypes(refused)], [503, ['STORE_UNAVAILABLE']], refused.body);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(refused.json().code, 'SERVICE_UNAVAILABLE');
+      const read = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, {
+        token: tv.accessToken,
+      });
+      assert.equal(read.json().offset, 45, 'the killed save wrote nothing');
+      const saved = await f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/500`, {
+        token: tv.accessToken,
+      });
+      assert.deepEqual([saved.statusCode, saved.json().offset], [200, 500], saved.body);
+    } finally {
+      await admin.end();
+    }
   });
 
   it('a route that folds the check but never settles it still refuses a closed session', async () => {

@@ -82,7 +82,7 @@ describe('error responses of a route', () => {
     );
   });
 
-  it('keeps the success responses and the rest of the schema', () => {
+  it('keeps the success responses and the rest of the schema; any operation may find the store unreachable', () => {
     const schema = withErrors(
       { summary: 'S', querystring: { type: 'object' }, response: { 200: { type: 'string' } } },
       [httpErrors.SERVICE_UNAVAILABLE],
@@ -91,7 +91,7 @@ describe('error responses of a route', () => {
     assert.deepEqual(Object.keys(schema.response ?? {}), ['200', '400', '503']);
     assert.deepEqual((schema as Record<string, unknown>)['x-error-types'], {
       400: ['VALIDATION_ERROR'],
-      503: ['SERVICE_UNAVAILABLE'],
+      503: ['SERVICE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
     });
   });
 });

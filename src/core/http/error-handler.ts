@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnavailable } from '../db/unavailable.ts';
 import {
   type ErrorFactory,
   type ErrorItem,
@@ -8,6 +9,9 @@ import {
   statusCategories,
 } from '../errors.ts';
 import { unmatchedRoute } from './route-methods.ts';
+
+/** What a client is told to wait when the store cannot be reached: a lost connection is replaced at once. */
+const STORE_RETRY_AFTER_SECONDS = 1;
 
 /** Fastify's own errors, by status, as the family's error types. */
 const frameworkTypes: Partial<Record<number, ErrorFactory>> = {
@@ -104,7 +108,8 @@ export interface ProblemTranslation {
 /** Turns whatever was thrown into the answer the client gets. */
 export function toProblem(error: unknown, policy: ProblemPolicy = familyPolicy): ProblemTranslation {
   if (error instanceof ProblemError) return { problem: error, unexpected: false };
-  const fastifyError = error as Partial<FastifyError>;
+  // Anything may be thrown, undefined included.
+  const fastifyError = (typeof error === 'object' && error !== null ? error : {}) as Partial<FastifyError>;
   if (Array.isArray(fastifyError.validation)) {
     const context = fastifyError.validationContext ?? 'request';
     return {
@@ -123,6 +128,12 @@ export function toProblem(error: unknown, policy: ProblemPolicy = familyPolicy):
       'BAD_REQUEST',
       'The request could not be handled.',
     );
+    return { problem, unexpected: false };
+  }
+  if (isStoreUnavailable(error)) {
+    const problem = httpErrors.STORE_UNAVAILABLE(undefined, {
+      headers: { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) },
+    });
     return { problem, unexpected: false };
   }
   return { problem: policy.unexpected(), unexpected: true };

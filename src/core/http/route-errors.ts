@@ -73,11 +73,12 @@ export function errorResponses(errors: readonly ErrorSpec[]): {
 
 /**
  * A route schema whose error responses derive from the catalogue entries the route may raise (plus the
- * input errors its schema implies). The type is the given schema's: the error responses are for the
+ * input errors its schema implies, and STORE_UNAVAILABLE). The type is the given schema's: the error responses are for the
  * document and the serialiser, the handler's own answers stay typed by the success responses.
  */
 export function withErrors<S extends RouteSchema>(schema: S, errors: readonly ErrorSpec[]): S {
-  const derived = errorResponses([...inputErrors(schema), ...errors]);
+  // Any operation may find the store unreachable for a moment (error-handler.ts answers it 503).
+  const derived = errorResponses([...inputErrors(schema), ...errors, httpErrors.STORE_UNAVAILABLE]);
   return {
     ...schema,
     'x-error-types': derived['x-error-types'],

@@ -23,6 +23,18 @@ const allTests = findTests(join(root, 'test'))
 // test/unit needs no database: it runs once.
 const databaseTests = allTests.filter((file) => !file.startsWith('test/unit/'));
 
+// Stopped (SIGTERM from a CI runner, SIGINT from a terminal), the run takes its test runner and its
+// PostgreSQL cluster down with it instead of leaving them running as orphans.
+let running;
+let stopCluster = () => {};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    running?.kill(signal);
+    stopCluster();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
 function runNodeTests(label, files, env) {
   if (files.length === 0) return Promise.resolve({ label, pass: 0, fail: 0, code: 0 });
   process.stdout.write(`\n=== ${label}: ${files.length} test files ===\n`);
@@ -40,6 +52,7 @@ function runNodeTests(label, files, env) {
       ],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    running = child;
     // The whole output: with many failures, their details follow the runner's summary lines.
     let output = '';
     child.stdout.on('data', (chunk) => {
@@ -47,6 +60,7 @@ function runNodeTests(label, files, env) {
       output += chunk.toString();
     });
     child.on('close', (code) => {
+      running = undefined;
       const count = (name) =>
         Number([...output.matchAll(new RegExp(`ℹ ${name} (\\d+)`, 'g'))].at(-1)?.[1] ?? 0);
       resolve({
@@ -80,6 +94,7 @@ const covered = ['SQLite'];
 const pgInfo = process.env.SINTONIA_TEST_SKIP_PG === '1' ? undefined : postgresBin();
 if (pgInfo && databaseTests.length > 0) {
   const cluster = await startPostgres(pgInfo);
+  stopCluster = () => cluster.stop();
   try {
     results.push(
       await runNodeTests(`PostgreSQL ${pgInfo.version}`, databaseTests, {

@@ -17,5 +17,6 @@ export function postgresBin(): PostgresBin | undefined;
 
 export function startPostgres(
   pgInfo: PostgresBin,
-  options?: { maxConnections?: number },
+  /** ssl: TLS on, with a self-signed certificate (connect with `sslmode=no-verify`). */
+  options?: { maxConnections?: number; ssl?: boolean },
 ): Promise<PostgresCluster>;

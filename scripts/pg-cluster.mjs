@@ -45,7 +45,7 @@ function run(command, args) {
 }
 
 /**
- * Starts a cluster (pgInfo from postgresBin()); answers its superuser URL, the postmaster's pid (for
+ * Starts a cluster (pgInfo from postgresBin(); options: maxConnections, ssl); answers its superuser URL, the postmaster's pid (for
  * measuring the database's CPU time) and stop(), which stops it at once and removes its folder.
  */
 export async function startPostgres(pgInfo, options = {}) {
@@ -56,6 +56,15 @@ export async function startPostgres(pgInfo, options = {}) {
   const port = await freePort();
   const maxConnections = options.maxConnections ?? 300;
   run(join(pgInfo.bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  // ssl: a self-signed certificate for the day (openssl, which Debian's postgresql package brings along).
+  if (options.ssl) {
+    run('openssl', [
+      'req',
+      ...['-new', '-x509', '-days', '1', '-nodes', '-subj', '/CN=127.0.0.1'],
+      ...['-keyout', join(data, 'server.key'), '-out', join(data, 'server.crt')],
+    ]);
+    chmodSync(join(data, 'server.key'), 0o600);
+  }
   run(join(pgInfo.bin, 'pg_ctl'), [
     '-D',
     data,
@@ -65,7 +74,7 @@ export async function startPostgres(pgInfo, options = {}) {
     '-t',
     '60',
     '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}${options.ssl ? ' -c ssl=on' : ''}`,
     'start',
   ]);
   const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);

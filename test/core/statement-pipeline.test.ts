@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { postgresBin, startPostgres } from '../../scripts/pg-cluster.mjs';
 import {
   PIPELINE_APPLICATION_NAME,
   type StatementPipeline,
@@ -139,6 +140,37 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
       assert.equal(pipeline.connections, 0);
     } finally {
       await pipeline.close();
+    }
+  });
+
+  it('works over TLS: every statement answered on an encrypted connection, turn after turn', async () => {
+    const server = postgresBin();
+    assert.ok(server, 'the PostgreSQL server binaries');
+    const cluster = await startPostgres(server, { ssl: true, maxConnections: 20 });
+    const pipeline = open(2, `${cluster.url}?sslmode=no-verify`);
+    try {
+      const encrypted = await pipeline.query<{ ssl: boolean }>({
+        text: 'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+      });
+      assert.equal(encrypted.rows[0]?.ssl, true);
+      for (let turn = 0; turn < 20; turn++) {
+        const answers = await Promise.all(
+          Array.from({ length: 25 }, (_, n) =>
+            pipeline.query<{ n: number }>({
+              name: 'pipeline_test_tls',
+              text: 'select $1::int as n',
+              values: [n],
+            }),
+          ),
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.rows[0]?.n),
+          Array.from({ length: 25 }, (_, n) => n),
+        );
+      }
+    } finally {
+      await pipeline.close();
+      cluster.stop();
     }
   });
 

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
  * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--all-formats]
- * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--out FILE]`
+ * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--bare-pipelined]
+ * [--out FILE]`
  *
  * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
  * machine's binaries, or on the cluster `--database-url` names):
@@ -61,6 +62,7 @@ const { values } = parseArgs({
     'skip-codecs': { type: 'boolean', default: false },
     'all-formats': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
+    'bare-pipelined': { type: 'boolean', default: false },
   },
 });
 
@@ -78,6 +80,15 @@ if (values.pin && process.env.BENCH_PINNED !== '1') {
   );
   if (again.error) throw new Error(`--pin runs taskset (util-linux): ${again.error.message}`);
   process.exit(again.status ?? 1);
+}
+
+// --bare-pipelined: the bare PostgreSQL baseline runs its statements pipelined over as many connections as
+// the product's DATABASE_PIPELINE_CONNECTIONS (bench/baseline/pg-server.ts), not on its pool: the ratios
+// then compare the rest of the request. The targets are defined against the pooled baseline.
+if (values['bare-pipelined']) {
+  const declared = (configSchema.properties as Record<string, { default?: unknown }>)
+    .DATABASE_PIPELINE_CONNECTIONS?.default;
+  process.env.BENCH_BARE_PIPELINE = process.env.DATABASE_PIPELINE_CONNECTIONS ?? String(declared ?? 2);
 }
 
 function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] {
@@ -152,8 +163,12 @@ async function benchStore(store: BenchStore, dataset: Dataset, dir: string): Pro
     });
     report.http = { results };
     report.goals.push(...httpGoals(store.kind, results));
+    const bare =
+      store.kind === 'postgres' && values['bare-pipelined']
+        ? `; bare pipelined over ${process.env.BENCH_BARE_PIPELINE} connections as ours`
+        : '';
     process.stdout.write(
-      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pools of ${pool.size}${pool.variable ? `, ${pool.variable}` : ''})` : ''} ===\n`,
+      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pools of ${pool.size}${pool.variable ? `, ${pool.variable}` : ''}${bare})` : ''} ===\n`,
     );
     process.stdout.write(
       `${formatTable(results)}\n\nours beside bare, same run:\n${formatComparison(comparisons(results))}\n`,
@@ -214,7 +229,14 @@ try {
     date: new Date().toISOString(),
     commit: gitCommit(),
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
-    settings: { quick, databases, parts, pinned: process.env.BENCH_PINNED === '1', ...settings },
+    settings: {
+      quick,
+      databases,
+      parts,
+      pinned: process.env.BENCH_PINNED === '1',
+      barePipelinedConnections: Number(process.env.BENCH_BARE_PIPELINE ?? '0'),
+      ...settings,
+    },
     dataset: {
       users: dataset.users.length,
       devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),

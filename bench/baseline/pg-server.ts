@@ -8,19 +8,37 @@
  */
 import Fastify from 'fastify';
 import pg from 'pg';
+import {
+  type StatementPipeline,
+  type StatementRunner,
+  statementPipeline,
+} from '../../src/core/db/pipeline.ts';
 
 const port = Number(process.env.BENCH_PORT ?? '0');
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
 const pool = new pg.Pool({
   connectionString: process.env.BENCH_DATABASE_URL,
   max: Number(process.env.BENCH_POOL_SIZE ?? '10'),
-  types: {
-    getTypeParser(oid: number, format?: 'text' | 'binary') {
-      if (oid === 20 || oid === 1700) return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format);
-    },
-  },
+  types,
 });
 pool.on('error', () => {});
+// BENCH_BARE_PIPELINE=<n> (`npm run bench -- --bare-pipelined`): the statements go over n pipelined
+// connections as the product's do (src/core/db/pipeline.ts), so that a ratio compares the rest of the request.
+const pipelined = Number(process.env.BENCH_BARE_PIPELINE ?? '0');
+const statements: StatementRunner =
+  pipelined > 0
+    ? statementPipeline({
+        connectionString: process.env.BENCH_DATABASE_URL ?? '',
+        connections: pipelined,
+        types,
+        connectionTimeoutMillis: 5000,
+      })
+    : pool;
 
 const readBookmark = {
   name: 'read-bookmark',
@@ -46,7 +64,7 @@ const app = Fastify({ logger: false });
 app.get<{ Params: { userHash: string; contentId: string } }>(
   '/bookmarks/:userHash/:contentId',
   async (request, reply) => {
-    const { rows } = await pool.query({
+    const { rows } = await statements.query({
       ...readBookmark,
       values: [request.params.userHash, Number(request.params.contentId)],
     });
@@ -67,7 +85,7 @@ app.post<{
 }>('/bookmarks/:accountNumber/:deviceClass/:deviceId/:userHash/:contentId/:offset', async (request) => {
   const { accountNumber, deviceClass, deviceId, userHash, contentId, offset } = request.params;
   const now = Date.now();
-  const { rows } = await pool.query({
+  const { rows } = await statements.query({
     ...upsertBookmark,
     values: [userHash, Number(contentId), accountNumber, deviceId, deviceClass, Number(offset), now, now],
   });
@@ -75,7 +93,7 @@ app.post<{
 });
 
 app.get<{ Params: { accountNumber: string } }>('/accounts/:accountNumber/devices', async (request) => {
-  const { rows } = await pool.query({ ...listDevices, values: [request.params.accountNumber] });
+  const { rows } = await statements.query({ ...listDevices, values: [request.params.accountNumber] });
   return rows.map((row) => ({ ...row, enabled: row.enabled === 1 }));
 });
 
@@ -83,6 +101,7 @@ app.get('/readyz', async () => ({ status: 'ready' }));
 
 const shutdown = () => {
   app.close().then(async () => {
+    if (pipelined > 0) await (statements as StatementPipeline).close();
     await pool.end();
     process.exit(0);
   });

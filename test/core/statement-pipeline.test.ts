@@ -15,6 +15,20 @@ const types = pg.types;
 const open = (connections: number, connectionString = url): StatementPipeline =>
   statementPipeline({ connectionString, connections, types, connectionTimeoutMillis: 2000 });
 
+/** Runs `use` on a pipeline of `connections`, closed afterwards whatever happens. */
+async function withPipeline(
+  connections: number,
+  use: (pipeline: StatementPipeline) => Promise<void>,
+  connectionString = url,
+): Promise<void> {
+  const pipeline = open(connections, connectionString);
+  try {
+    await use(pipeline);
+  } finally {
+    await pipeline.close();
+  }
+}
+
 /** `select pg_backend_pid()` through the pipeline: which connection answered. */
 const backendOf = async (pipeline: StatementPipeline): Promise<number> => {
   const { rows } = await pipeline.query<{ pid: number }>({ text: 'select pg_backend_pid() as pid' });
@@ -34,8 +48,7 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
   });
 
   it('answers every statement with its own rows, named or not, sent in one turn or in many', async () => {
-    const pipeline = open(2);
-    try {
+    await withPipeline(2, async (pipeline) => {
       const named = (n: number) =>
         pipeline.query<{ n: number; square: number }>({
           name: 'pipeline_test_square',
@@ -56,14 +69,11 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
         (await Promise.all(manyTurns)).map((result) => result.rows[0]?.echo),
         Array.from({ length: 50 }, (_, n) => `value ${n}`),
       );
-    } finally {
-      await pipeline.close();
-    }
+    });
   });
 
   it("sends one turn's statements on one connection, and opens another while it is busy, up to the limit", async () => {
-    const pipeline = open(2);
-    try {
+    await withPipeline(2, async (pipeline) => {
       const first = await Promise.all(Array.from({ length: 20 }, () => backendOf(pipeline)));
       assert.equal(new Set(first).size, 1, `one turn, one backend: ${first.join(', ')}`);
       // A turn that starts while another turn's statement is unanswered goes to a second connection.
@@ -79,14 +89,11 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
         [PIPELINE_APPLICATION_NAME],
       );
       assert.ok((rows[0]?.count ?? 0) >= 2, 'the connections are named in pg_stat_activity');
-    } finally {
-      await pipeline.close();
-    }
+    });
   });
 
   it('fails only the statement that fails: the others of its turn and the connection go on', async () => {
-    const pipeline = open(1);
-    try {
+    await withPipeline(1, async (pipeline) => {
       const before = await backendOf(pipeline);
       const results = await Promise.allSettled([
         pipeline.query({ text: 'select 1 as n' }),
@@ -100,14 +107,11 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
       const failed = results[1];
       assert.equal(failed?.status === 'rejected' && (failed.reason as { code?: string }).code, '22012');
       assert.equal(await backendOf(pipeline), before, 'the same connection answers afterwards');
-    } finally {
-      await pipeline.close();
-    }
+    });
   });
 
   it('fails the statements of a connection killed under them, and answers the next ones on a new one', async () => {
-    const pipeline = open(1);
-    try {
+    await withPipeline(1, async (pipeline) => {
       const victim = await backendOf(pipeline);
       const inFlight = pipeline.query({ text: 'select pg_sleep(5)' });
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -120,56 +124,59 @@ describe('the statement pipeline (PostgreSQL hot statements)', {
       }
       assert.notEqual(next, victim);
       assert.equal(pipeline.connections, 1);
-    } finally {
-      await pipeline.close();
-    }
+    });
   });
 
   it('fails statements at once when the server cannot be reached', async () => {
     const unreachable = new URL(url);
     unreachable.port = '1';
-    const pipeline = open(2, unreachable.toString());
-    try {
-      const started = Date.now();
-      const results = await Promise.allSettled([backendOf(pipeline), backendOf(pipeline)]);
-      assert.deepEqual(
-        results.map((result) => result.status),
-        ['rejected', 'rejected'],
-      );
-      assert.ok(Date.now() - started < 2500, `failed after ${Date.now() - started} ms`);
-      assert.equal(pipeline.connections, 0);
-    } finally {
-      await pipeline.close();
-    }
+    await withPipeline(
+      2,
+      async (pipeline) => {
+        const started = Date.now();
+        const results = await Promise.allSettled([backendOf(pipeline), backendOf(pipeline)]);
+        assert.deepEqual(
+          results.map((result) => result.status),
+          ['rejected', 'rejected'],
+        );
+        assert.ok(Date.now() - started < 2500, `failed after ${Date.now() - started} ms`);
+        assert.equal(pipeline.connections, 0);
+      },
+      unreachable.toString(),
+    );
   });
 
   it('works over TLS: every statement answered on an encrypted connection, turn after turn', async () => {
     const server = postgresBin();
     assert.ok(server, 'the PostgreSQL server binaries');
     const cluster = await startPostgres(server, { ssl: true, maxConnections: 20 });
-    const pipeline = open(2, `${cluster.url}?sslmode=no-verify`);
     try {
-      const encrypted = await pipeline.query<{ ssl: boolean }>({
-        text: 'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
-      });
-      assert.equal(encrypted.rows[0]?.ssl, true);
-      for (let turn = 0; turn < 20; turn++) {
-        const answers = await Promise.all(
-          Array.from({ length: 25 }, (_, n) =>
-            pipeline.query<{ n: number }>({
-              name: 'pipeline_test_tls',
-              text: 'select $1::int as n',
-              values: [n],
-            }),
-          ),
-        );
-        assert.deepEqual(
-          answers.map((answer) => answer.rows[0]?.n),
-          Array.from({ length: 25 }, (_, n) => n),
-        );
-      }
+      await withPipeline(
+        2,
+        async (pipeline) => {
+          const encrypted = await pipeline.query<{ ssl: boolean }>({
+            text: 'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+          });
+          assert.equal(encrypted.rows[0]?.ssl, true);
+          for (let turn = 0; turn < 20; turn++) {
+            const answers = await Promise.all(
+              Array.from({ length: 25 }, (_, n) =>
+                pipeline.query<{ n: number }>({
+                  name: 'pipeline_test_tls',
+                  text: 'select $1::int as n',
+                  values: [n],
+                }),
+              ),
+            );
+            assert.deepEqual(
+              answers.map((answer) => answer.rows[0]?.n),
+              Array.from({ length: 25 }, (_, n) => n),
+            );
+          }
+        },
+        `${cluster.url}?sslmode=no-verify`,
+      );
     } finally {
-      await pipeline.close();
       cluster.stop();
     }
   });

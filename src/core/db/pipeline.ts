@@ -23,10 +23,18 @@ export interface PipelineOptions {
 
 export const PIPELINE_APPLICATION_NAME = 'sintonia-statements';
 
-/** One pipelined connection and how many of its statements are still unanswered. */
+/**
+ * A connection whose oldest unanswered statement was sent longer ago than this is stalled (waiting on a lock,
+ * say): new turns go elsewhere while another connection can take them. A hot statement takes well under a
+ * millisecond, and a turn's batch a few.
+ */
+export const STALLED_AFTER_MS = 200;
+
+/** One pipelined connection and when each of its unanswered statements was sent, oldest first. */
 interface Lane {
   client: pg.Client;
-  inFlight: number;
+  /** Send times (epoch ms) of the statements on the wire: answers come back in the order sent. */
+  sentAt: number[];
   retired: boolean;
 }
 
@@ -35,7 +43,8 @@ interface Lane {
  * that one) over a few long-lived connections in node-postgres' pipeline mode. The statements one turn of
  * the event loop sends all go to one connection, corked until the turn's check phase, so they leave in one
  * write and its backend answers them one after the other without waiting for the network; the next turn's
- * go to the connection with the fewest unanswered (opening another while all are busy, up to the limit).
+ * go to the connection with the fewest unanswered (opening another while all are busy, up to the limit),
+ * passing over one stalled behind a slow statement (STALLED_AFTER_MS) while another can take them.
  *
  * Why: through a pool each statement leaves in a write of its own to a backend of its own, and on loopback
  * each such write costs this process the wake-up of that backend (about 75 µs of system time per
@@ -70,7 +79,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       application_name: PIPELINE_APPLICATION_NAME,
       pipeline: true,
     });
-    const lane: Lane = { client, inFlight: 0, retired: false };
+    const lane: Lane = { client, sentAt: [], retired: false };
     client.on('error', () => retire(lane));
     client.on('end', () => retire(lane));
     // A failed connect fails the statements queued on it (node-postgres rejects each) and retires it.
@@ -86,12 +95,22 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     stream.uncork();
   };
 
-  const laneForThisTurn = (): Lane => {
+  const stalled = (lane: Lane, now: number) => {
+    const oldest = lane.sentAt[0];
+    return oldest !== undefined && now - oldest > STALLED_AFTER_MS;
+  };
+  const lessLoaded = (a: Lane | undefined, b: Lane) =>
+    a === undefined || b.sentAt.length < a.sentAt.length ? b : a;
+
+  /** The connection with the fewest unanswered that is not stalled; a new one while that one is busy. */
+  const laneForThisTurn = (now: number): Lane => {
     if (current !== undefined) return current;
     let lane: Lane | undefined;
-    for (const candidate of lanes)
-      if (lane === undefined || candidate.inFlight < lane.inFlight) lane = candidate;
-    if (lane === undefined || (lane.inFlight > 0 && lanes.length < limit)) lane = open();
+    for (const candidate of lanes) if (!stalled(candidate, now)) lane = lessLoaded(lane, candidate);
+    if (lanes.length < limit && (lane === undefined || lane.sentAt.length > 0)) lane = open();
+    // Every connection stalled and no room for another: the least loaded all the same.
+    if (lane === undefined) for (const candidate of lanes) lane = lessLoaded(lane, candidate);
+    if (lane === undefined) lane = open();
     current = lane;
     const stream = lane.client.connection.stream;
     stream.cork();
@@ -105,12 +124,13 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     },
     query<Row extends pg.QueryResultRow>(config: pg.QueryConfig) {
       if (closed) return Promise.reject(new Error('The statement pipeline is closed.'));
-      const lane = laneForThisTurn();
-      lane.inFlight++;
+      const now = Date.now();
+      const lane = laneForThisTurn(now);
+      lane.sentAt.push(now);
       return new Promise<pg.QueryResult<Row>>((resolve, reject) => {
         // The callback form: node-postgres makes no promise of its own.
         lane.client.query<Row>(config, (error: Error | undefined, result: pg.QueryResult<Row>) => {
-          lane.inFlight--;
+          lane.sentAt.shift();
           if (error) reject(error);
           else resolve(result);
         });

@@ -8,11 +8,7 @@
  */
 import Fastify from 'fastify';
 import pg from 'pg';
-import {
-  type StatementPipeline,
-  type StatementRunner,
-  statementPipeline,
-} from '../../src/core/db/pipeline.ts';
+import { type StatementRunner, statementPipeline } from '../../src/core/db/pipeline.ts';
 
 const port = Number(process.env.BENCH_PORT ?? '0');
 const types = {
@@ -30,7 +26,7 @@ pool.on('error', () => {});
 // BENCH_BARE_PIPELINE=<n> (`npm run bench -- --bare-pipelined`): the statements go over n pipelined
 // connections as the product's do (src/core/db/pipeline.ts), so that a ratio compares the rest of the request.
 const pipelined = Number(process.env.BENCH_BARE_PIPELINE ?? '0');
-const statements: StatementRunner =
+const pipeline =
   pipelined > 0
     ? statementPipeline({
         connectionString: process.env.BENCH_DATABASE_URL ?? '',
@@ -38,7 +34,8 @@ const statements: StatementRunner =
         types,
         connectionTimeoutMillis: 5000,
       })
-    : pool;
+    : undefined;
+const statements: StatementRunner = pipeline ?? pool;
 
 const readBookmark = {
   name: 'read-bookmark',
@@ -101,7 +98,7 @@ app.get('/readyz', async () => ({ status: 'ready' }));
 
 const shutdown = () => {
   app.close().then(async () => {
-    if (pipelined > 0) await (statements as StatementPipeline).close();
+    await pipeline?.close();
     await pool.end();
     process.exit(0);
   });

@@ -55,11 +55,7 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       const base = schema ?? {};
       const core = coreRoutes[url];
       if (!core) return { schema: base, url };
-      const derived = errorResponses([
-        ...core.access.errors,
-        httpErrors.INTERNAL_ERROR,
-        httpErrors.STORE_UNAVAILABLE,
-      ]);
+      const derived = errorResponses([...core.access.errors, httpErrors.INTERNAL_ERROR]);
       const response: Record<string, unknown> = {
         ...((base.response as Record<string, unknown> | undefined) ?? {}),
         ...derived.response,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PIPELINE_CLOSED } from '../../src/core/db/pipeline.ts';
 import { isStoreUnavailable } from '../../src/core/db/unavailable.ts';
 import { toProblem } from '../../src/core/http/error-handler.ts';
 
@@ -18,7 +19,7 @@ describe('a store that cannot answer is 503 STORE_UNAVAILABLE, not 500', () => {
     failure('Connection terminated due to connection timeout'),
     failure('timeout exceeded when trying to connect'),
     failure('Client has encountered a connection error and is not queryable'),
-    failure('The statement pipeline is closed.'),
+    failure(PIPELINE_CLOSED),
     failure('database is locked', 'SQLITE_BUSY'),
   ];
   for (const error of unavailable) {

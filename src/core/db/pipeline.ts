@@ -23,6 +23,9 @@ export interface PipelineOptions {
 
 export const PIPELINE_APPLICATION_NAME = 'sintonia-statements';
 
+/** What a statement sent after `close` is refused with (unavailable.ts answers it 503). */
+export const PIPELINE_CLOSED = 'The statement pipeline is closed.';
+
 /**
  * A connection whose oldest unanswered statement was sent longer ago than this is stalled (waiting on a lock,
  * say): new turns go elsewhere while another connection can take them. A hot statement takes well under a
@@ -89,7 +92,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   };
 
   // The stream corked is the one uncorked: with TLS, node-postgres swaps the connection's stream for the
-  // TLS one while connecting, and the socket under it must not stay corked.
+  // TLS one while connecting.
   const endTurn = (lane: Lane, stream: Writable) => {
     if (current === lane) current = undefined;
     stream.uncork();
@@ -108,9 +111,8 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     let lane: Lane | undefined;
     for (const candidate of lanes) if (!stalled(candidate, now)) lane = lessLoaded(lane, candidate);
     if (lanes.length < limit && (lane === undefined || lane.sentAt.length > 0)) lane = open();
-    // Every connection stalled and no room for another: the least loaded all the same.
-    if (lane === undefined) for (const candidate of lanes) lane = lessLoaded(lane, candidate);
-    if (lane === undefined) lane = open();
+    // Every connection stalled and no room for another (so there is one): the least loaded all the same.
+    lane ??= lanes.reduce(lessLoaded);
     current = lane;
     const stream = lane.client.connection.stream;
     stream.cork();
@@ -123,7 +125,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       return lanes.length;
     },
     query<Row extends pg.QueryResultRow>(config: pg.QueryConfig) {
-      if (closed) return Promise.reject(new Error('The statement pipeline is closed.'));
+      if (closed) return Promise.reject(new Error(PIPELINE_CLOSED));
       const now = Date.now();
       const lane = laneForThisTurn(now);
       lane.sentAt.push(now);

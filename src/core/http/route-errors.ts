@@ -72,9 +72,10 @@ export function errorResponses(errors: readonly ErrorSpec[]): {
 }
 
 /**
- * A route schema whose error responses derive from the catalogue entries the route may raise (plus the
- * input errors its schema implies, and STORE_UNAVAILABLE). The type is the given schema's: the error responses are for the
- * document and the serialiser, the handler's own answers stay typed by the success responses.
+ * A route schema whose error responses derive from the catalogue entries the route may raise, plus the
+ * input errors its schema implies and STORE_UNAVAILABLE. The type is the given schema's: the error
+ * responses are for the document and the serialiser, the handler's own answers stay typed by the success
+ * responses.
  */
 export function withErrors<S extends RouteSchema>(schema: S, errors: readonly ErrorSpec[]): S {
   // Any operation may find the store unreachable for a moment (error-handler.ts answers it 503).

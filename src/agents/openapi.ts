@@ -1,6 +1,7 @@
 import type { ErrorSpec } from '../core/errors.ts';
 import { apiKeyScheme, bearerScheme, openApi3Definition } from '../core/http/openapi.ts';
-import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
+import { operationSchema } from '../core/http/operation.ts';
+import type { RouteSchema } from '../core/http/route-errors.ts';
 import { agentCallerErrors } from './auth.ts';
 import { agentErrors } from './errors.ts';
 
@@ -39,15 +40,15 @@ export function agentOperation<S extends RouteSchema>(
   options: { id: string; summary: string; description?: string; errors: readonly ErrorSpec[] },
   schema: S,
 ): S {
-  return withErrors(
+  return operationSchema(
     {
-      operationId: options.id,
+      id: options.id,
       summary: options.summary,
       description: options.description ? `${access} ${options.description}` : access,
       tags: ['agents'],
       security: [{ apiKey: [] }, { assistantJwt: [] }],
-      ...schema,
+      errors: [...agentCallerErrors, ...options.errors, agentErrors.AGENT_ERROR],
     },
-    [...agentCallerErrors, ...options.errors, agentErrors.AGENT_ERROR],
+    schema,
   );
 }

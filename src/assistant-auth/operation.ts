@@ -1,5 +1,6 @@
 import { type ErrorSpec, httpErrors } from '../core/errors.ts';
-import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
+import { operationSchema } from '../core/http/operation.ts';
+import type { RouteSchema } from '../core/http/route-errors.ts';
 
 /** What an assistant-auth operation says of itself besides its request and success responses. */
 export interface Operation {
@@ -25,15 +26,15 @@ export interface Operation {
  */
 export function operation<S extends RouteSchema>(options: Operation, schema: S): S {
   const { access } = options;
-  return withErrors(
+  return operationSchema(
     {
-      operationId: options.id,
+      id: options.id,
       summary: options.summary,
       description: options.description ? `${options.description} ${access.description}` : access.description,
       tags: [options.tag],
-      security: access.security.map((requirement) => ({ ...requirement })),
-      ...schema,
+      security: access.security,
+      errors: [...access.errors, ...(options.errors ?? []), httpErrors.INTERNAL_ERROR],
     },
-    [...access.errors, ...(options.errors ?? []), httpErrors.INTERNAL_ERROR],
+    schema,
   );
 }

@@ -3,7 +3,8 @@ import type { Config } from '../core/config.ts';
 import type { DelegationScope } from '../core/delegation.ts';
 import { type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import type { OpenApiDefinition } from '../core/http/openapi.ts';
-import { type RouteSchema, withErrors } from '../core/http/route-errors.ts';
+import { operationSchema } from '../core/http/operation.ts';
+import type { RouteSchema } from '../core/http/route-errors.ts';
 import { type CredentialKind, credentialErrors } from './auth/credentials.ts';
 import { mediaBodyErrors } from './media/errors.ts';
 
@@ -61,24 +62,26 @@ export function operation<S extends RouteSchema>(
   },
   schema: S,
 ): S {
-  return withErrors(
+  return operationSchema(
     {
-      operationId: options.id,
-      ...(options.code ? { 'x-operation-code': options.code } : {}),
-      ...(options.delegated ? { [DELEGATED_SCOPE]: options.delegated } : {}),
+      id: options.id,
+      extensions: {
+        ...(options.code ? { 'x-operation-code': options.code } : {}),
+        ...(options.delegated ? { [DELEGATED_SCOPE]: options.delegated } : {}),
+      },
       summary: options.summary,
       tags: [options.tag],
-      security: securityRequirements[options.security].map((requirement) => ({ ...requirement })),
-      ...schema,
+      security: securityRequirements[options.security],
+      errors: [
+        ...credentialErrors[options.security],
+        ...(schema.body ? mediaBodyErrors : []),
+        httpErrors.NOT_ACCEPTABLE,
+        // A delegated token is checked against the assistant's published keys: 502 when they cannot be fetched.
+        ...(options.delegated ? [subsystemErrors.SUBSYSTEM_ERROR] : []),
+        ...(options.errors ?? []),
+      ],
     },
-    [
-      ...credentialErrors[options.security],
-      ...(schema.body ? mediaBodyErrors : []),
-      httpErrors.NOT_ACCEPTABLE,
-      // A delegated token is checked against the assistant's published keys: 502 when they cannot be fetched.
-      ...(options.delegated ? [subsystemErrors.SUBSYSTEM_ERROR] : []),
-      ...(options.errors ?? []),
-    ],
+    schema,
   );
 }
 

@@ -1,0 +1,149 @@
+import Type from 'typebox';
+import { optionalUrl, seconds } from './kinds.ts';
+
+/** client-api's variables, with the sign-in and request limits and the HTTP subsystems it calls. */
+export const clientApiVariables = {
+  CLIENT_API_BASE_PATH: Type.String({
+    default: '/api/v1',
+    pattern: '^(/[A-Za-z0-9._~-]+)*$',
+    description: 'Base path of every client-api operation.',
+  }),
+  ACCESS_TOKEN_TTL: seconds(900, 'Lifetime of a device access token (JWT).'),
+  REFRESH_TOKEN_TTL: seconds(30 * 86400, 'Lifetime of a refresh token; each use rotates it.'),
+  SESSION_IDLE_TIMEOUT: seconds(30 * 86400, 'A session unused for this long expires.'),
+  DEVICE_DELETE_COOLDOWN: seconds(
+    86400,
+    'A device cannot be deleted for this long after its activation (409).',
+  ),
+  MAX_DEVICES_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 10000,
+    default: 10,
+    description: 'Most enabled devices an account may hold.',
+  }),
+  PLAYING_WINDOW: seconds(60, 'A device counts as playing this long after it saved a bookmark.'),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://',
+      description:
+        'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
+    }),
+  ),
+  MAIL_FROM: Type.String({
+    default: 'Sintonia <no-reply@sintonia.invalid>',
+    description: 'Sender of e-mails.',
+  }),
+  MAIL_DROP_DIR: Type.Optional(
+    Type.String({ minLength: 1, description: 'Mail drop folder. Default SINTONIA_DATA_DIR/mail-drop.' }),
+  ),
+  REGISTRATION_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description: 'Registration e-mail requests allowed per client address and per e-mail address per hour.',
+  }),
+  LOGIN_MAX_FAILURES: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description:
+      'Failed sign-ins allowed per user name within LOGIN_FAILURE_WINDOW; then 429 with Retry-After, even for the right password, until the window ends. Counted in the store: every process enforces the same limit. A success starts the count over.',
+  }),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 20,
+    description: 'Failed sign-ins allowed per client address (any user names) within LOGIN_FAILURE_WINDOW.',
+  }),
+  LOGIN_FAILURE_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 900,
+    description: 'Window of the sign-in limits, in seconds, from its first failure.',
+  }),
+  TRUSTED_PROXIES: Type.String({
+    default: '',
+    pattern:
+      '^( *([0-9A-Fa-f.:]+(/[0-9]{1,3})?|loopback|linklocal|uniquelocal) *(, *([0-9A-Fa-f.:]+(/[0-9]{1,3})?|loopback|linklocal|uniquelocal) *)*)?$',
+    description:
+      'Comma-separated addresses or CIDRs of the proxies whose X-Forwarded-For is believed (also `loopback`, `uniquelocal`); empty: the socket peer is the client address the sign-in and registration limits count.',
+  }),
+  CLIENT_API_DEVICE_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per device (its access tokens) per REQUEST_LIMIT_WINDOW on client-api; then 429 RATE_LIMITED with Retry-After. Counted in each process’s memory, so N processes allow up to N times this. 0: no limit.',
+  }),
+  RUNTIME_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class runtime per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  GATEWAY_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class gateway per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  CLIENT_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class client per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  BACKOFFICE_KEY_REQUEST_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100000000,
+    default: 0,
+    description:
+      'Requests per API key of class backoffice (operators) per REQUEST_LIMIT_WINDOW, in every service, counted per process like the device limit. 0: no limit.',
+  }),
+  REQUEST_LIMIT_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    description: 'Fixed window of the per-principal request limits, in seconds.',
+  }),
+  CAMPAIGNS_URL: optionalUrl('Advertising-contacts subsystem; unset stores contacts locally.'),
+  AD_DECISION_URL: optionalUrl('Ad decision service for ad-info; unset uses the local ad table.'),
+  SUBSCRIPTIONS_URL: optionalUrl('Subscription back end for dth/enabled; unset uses the local store.'),
+  SUBSYSTEM_TIMEOUT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 120000,
+    default: 3000,
+    description: 'Timeout of a call to an HTTP subsystem (502 when exceeded).',
+  }),
+  MAIL_POLL_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 600000,
+    default: 1000,
+    description: 'How often the mail worker looks for due messages in the outbox.',
+  }),
+  MAIL_RETRY_BASE_MS: Type.Integer({
+    minimum: 10,
+    maximum: 3600000,
+    default: 5000,
+    description: 'First retry delay of a failed e-mail delivery; doubles per attempt, capped at one hour.',
+  }),
+  MAIL_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 50,
+    description: 'Delivery attempts before an e-mail is marked failed (it stays in the outbox).',
+  }),
+  HOMEZONE_OFFERS: Type.String({
+    default: 'HOMEZONE',
+    pattern: '^[^,]+(,[^,]+)*$',
+    description: 'Comma-separated codOferta values that make up a home-zone subscription (local store).',
+  }),
+  AD_VAST_TAG_URL: Type.String({
+    default: 'https://ads.sintonia.invalid/vast',
+    pattern: '^https?://',
+    description: 'Base of the VAST tag URL that ad-info builds from its parameters (local ad table).',
+  }),
+};

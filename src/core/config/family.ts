@@ -1,0 +1,87 @@
+import Type from 'typebox';
+import { optionalKey, port } from './kinds.ts';
+
+/** What every service reads: where they listen, the store, logs, the master key, request bodies and shutdown. */
+export const familyVariables = {
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the services listen on.' }),
+  CLIENT_API_PORT: port(8080, 'Port of client-api; 0 picks a free port.'),
+  ASSISTANT_AUTH_PORT: port(8081, 'Port of assistant-auth; 0 picks a free port.'),
+  AGENTS_PORT: port(8082, 'Port of the agents server; 0 picks a free port.'),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        'Address clients reach assistant-auth at (issuer, jwks_uri, Direct Line stream URLs). Default http://HOST:ASSISTANT_AUTH_PORT.',
+    }),
+  ),
+  SINTONIA_DATA_DIR: Type.String({
+    default: './data',
+    minLength: 1,
+    description: 'Folder of the embedded store (SQLite), the generated master key and the mail drop.',
+  }),
+  SINTONIA_DEMO: Type.Union([Type.Literal('1'), Type.Literal('0')], {
+    default: '1',
+    description:
+      '1: the first start on the embedded store loads the demo data set (demo account, users and one API key per class) and prints its credentials (SINTONIA_DATA_DIR/demo-credentials.json). 0: no demo data and no demo credentials; use 0 in production.',
+  }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
+    }),
+  ),
+  DATABASE_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description:
+      "Connections each process keeps to PostgreSQL (DATABASE_URL) for everything but the hot paths' single statements (DATABASE_PIPELINE_CONNECTIONS); every process of one store has its own, so the sum over the processes must stay under the server's max_connections.",
+  }),
+  DATABASE_PIPELINE_CONNECTIONS: Type.Integer({
+    minimum: 0,
+    maximum: 64,
+    default: 2,
+    description:
+      "Pipelined PostgreSQL connections each process opens, on first use, for the hot paths' single statements (bookmark read and save, device list, session checks): the statements of one turn of the event loop leave in one write on one of them. 0 runs those statements on the pool instead. In addition to DATABASE_POOL_SIZE.",
+  }),
+  LOG_LEVEL: Type.Union(
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
+    { default: 'info', description: 'pino log level.' },
+  ),
+  SINTONIA_MASTER_KEY: optionalKey(
+    'Root secret (32 bytes, hex or base64) from which the at-rest encryption and hashing keys are derived. When unset, one is generated into SINTONIA_DATA_DIR/master.key (mode 0600) on first start.',
+  ),
+  BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    maximum: 16 * 1024 * 1024,
+    default: 65536,
+    description: 'Largest request body in bytes (413 above).',
+  }),
+  BODY_MAX_DEPTH: Type.Integer({
+    minimum: 2,
+    maximum: 256,
+    default: 32,
+    description: 'Deepest nesting of a request body (400 above).',
+  }),
+  SHUTDOWN_DRAIN_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600000,
+    default: 500,
+    description:
+      'On SIGTERM, how long the services keep answering at least (with Connection: close, /readyz 503); they stop accepting once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS).',
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 10000,
+    description: 'How long a graceful shutdown waits for in-flight requests.',
+  }),
+};

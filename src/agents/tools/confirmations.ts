@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Core } from '../../core/core.ts';
+import type { Database } from '../../core/db/database.ts';
 import { decrypt, encrypt, keyedHash } from '../../core/secrets.ts';
-import type { AgentTables } from '../tables.ts';
+import { createConfirmationRepository } from './confirmation-repository.ts';
 
 /** A changing tool runs only if the person confirms within this time. */
 export const CONFIRMATION_TTL_MS = 120_000;
+const SETTLED_KEPT_MS = 86_400_000;
 
 /** Who may confirm: the person speaking, in that conversation. */
 export interface ConfirmationOwner {
@@ -39,27 +40,25 @@ export function actionHash(tool: string, args: Record<string, unknown>): string 
     .digest('hex');
 }
 
+/** What the confirmations are built on: the store and the master key's derivations (a Core has both). */
+export interface ConfirmationStore {
+  database: Database;
+  key(purpose: string): Buffer;
+}
+
 /**
  * Confirmation requests in the store, so any process of the agents server can settle them: each is bound
  * to the hash of its tool and arguments, lives CONFIRMATION_TTL_MS, and is settled once (a conditional
  * update: of two concurrent confirmations only one runs the action). A newer request, a "no" or any other
  * turn cancels the ones pending in that conversation.
  */
-export function createConfirmations(core: Core, now: () => number = Date.now) {
-  const db = core.database.db.withTables<AgentTables>();
+export function createConfirmations(store: ConfirmationStore, now: () => number = Date.now) {
+  const repository = createConfirmationRepository(store.database);
+  const ownerKey = store.key('agent-confirmation-owner');
+  const sealKey = store.key('agent-confirmation-arguments');
   const ownerHash = (owner: ConfirmationOwner) =>
-    keyedHash(core.key('agent-confirmation-owner'), `${owner.assistantId}\n${owner.conversationId}`);
-  const sealKey = () => core.key('agent-confirmation-arguments');
-
-  async function cancelPending(owner: ConfirmationOwner): Promise<number> {
-    const result = await db
-      .updateTable('agent_confirmations')
-      .set({ settled_at: now() })
-      .where('owner_hash', '=', ownerHash(owner))
-      .where('settled_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
-  }
+    keyedHash(ownerKey, `${owner.assistantId}\n${owner.conversationId}`);
+  const cancelPending = (owner: ConfirmationOwner) => repository.settleAll(ownerHash(owner), now());
 
   return {
     /** Records a request (cancelling any other pending in the conversation); answers what to confirm. */
@@ -78,24 +77,18 @@ export function createConfirmations(core: Core, now: () => number = Date.now) {
         hash: actionHash(tool, args),
         expiresAt: at + CONFIRMATION_TTL_MS,
       };
-      await db
-        .insertInto('agent_confirmations')
-        .values({
-          id,
-          owner_hash: ownerHash(owner),
-          tool,
-          arguments_sealed: encrypt(sealKey(), JSON.stringify(args), id),
-          arguments_hash: pending.hash,
-          created_at: at,
-          expires_at: pending.expiresAt,
-          settled_at: null,
-        })
-        .execute();
+      await repository.insert({
+        id,
+        owner_hash: ownerHash(owner),
+        tool,
+        arguments_sealed: encrypt(sealKey, JSON.stringify(args), id),
+        arguments_hash: pending.hash,
+        created_at: at,
+        expires_at: pending.expiresAt,
+        settled_at: null,
+      });
       // Settled rows are kept a day at most: nothing reads them, they only make a replay visible in logs.
-      await db
-        .deleteFrom('agent_confirmations')
-        .where('expires_at', '<', at - 86_400_000)
-        .execute();
+      await repository.removeExpiredBefore(at - SETTLED_KEPT_MS);
       return pending;
     },
 
@@ -105,22 +98,11 @@ export function createConfirmations(core: Core, now: () => number = Date.now) {
      */
     async confirm(owner: ConfirmationOwner, hash?: string): Promise<PendingAction | undefined> {
       const at = now();
-      const row = await db
-        .selectFrom('agent_confirmations')
-        .selectAll()
-        .where('owner_hash', '=', ownerHash(owner))
-        .where('settled_at', 'is', null)
-        .orderBy('created_at', 'desc')
-        .executeTakeFirst();
+      const row = await repository.newestUnsettled(ownerHash(owner));
       if (!row) return undefined;
-      const settled = await db
-        .updateTable('agent_confirmations')
-        .set({ settled_at: at })
-        .where('id', '=', row.id)
-        .where('settled_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(settled.numUpdatedRows) !== 1 || row.expires_at <= at) return undefined;
-      const args = JSON.parse(decrypt(sealKey(), row.arguments_sealed, row.id).toString('utf8')) as Record<
+      const settled = await repository.settle(row.id, at);
+      if (!settled || row.expires_at <= at) return undefined;
+      const args = JSON.parse(decrypt(sealKey, row.arguments_sealed, row.id).toString('utf8')) as Record<
         string,
         unknown
       >;
@@ -132,18 +114,6 @@ export function createConfirmations(core: Core, now: () => number = Date.now) {
     /** Cancels what is pending in the conversation; answers whether anything was. */
     async cancel(owner: ConfirmationOwner): Promise<boolean> {
       return (await cancelPending(owner)) > 0;
-    },
-
-    /** Whether a request is pending (unexpired) in the conversation. */
-    async pending(owner: ConfirmationOwner): Promise<boolean> {
-      const row = await db
-        .selectFrom('agent_confirmations')
-        .select('id')
-        .where('owner_hash', '=', ownerHash(owner))
-        .where('settled_at', 'is', null)
-        .where('expires_at', '>', now())
-        .executeTakeFirst();
-      return row !== undefined;
     },
   };
 }

@@ -1,11 +1,10 @@
 import type { Agent, AgentAnswer, AgentTurn } from '../agent.ts';
 import { AgentValidationException } from '../exceptions.ts';
 import type { TurnAttachment } from '../schemas.ts';
-import type { AccountClient } from '../tools/account-client.ts';
-import { createAccountTools } from '../tools/account-tools.ts';
-import type { Confirmations } from '../tools/confirmations.ts';
-import { accountRequestOf, cancelled, linkFirst, say } from './account-intents.ts';
-import { type Language, languageOf, looksSpanish } from './language.ts';
+import { type AccountAccess, createAccountTools } from '../tools/account-tools.ts';
+import { cancelled, linkFirst, say } from './account-answers.ts';
+import { accountRequestOf } from './account-intents.ts';
+import { andList, type Language, languageOf } from './language.ts';
 
 /** Facts of this deployment the answers quote, so they stay true when the operator changes them. */
 export interface AssistantFacts {
@@ -99,7 +98,7 @@ function fallback(language: Language): string {
 
 /** The answer and the intent that produced it (`fallback` when none matched). */
 export function answerFor(input: string, facts: AssistantFacts): { intent: string; output: string } {
-  const language: Language = looksSpanish(input) ? 'es' : 'en';
+  const language = languageOf(input);
   const intent = intents.find((candidate) => candidate.pattern.test(input));
   return intent
     ? { intent: intent.name, output: intent.answer(language, facts) }
@@ -118,11 +117,11 @@ function fileSize(bytes: number, language: Language): string {
 }
 
 /** "I received your file report.pdf (12 KB)." — each file by name and size, in the user's language. */
-export function acknowledgeFiles(files: readonly TurnAttachment[], language: Language): string {
-  const described = files.map((file) => `${file.name} (${fileSize(file.size, language)})`);
-  const last = described.pop() ?? '';
-  const list =
-    described.length > 0 ? `${described.join(', ')} ${language === 'es' ? 'y' : 'and'} ${last}` : last;
+function acknowledgeFiles(files: readonly TurnAttachment[], language: Language): string {
+  const list = andList(
+    files.map((file) => `${file.name} (${fileSize(file.size, language)})`),
+    language,
+  );
   if (language === 'es')
     return files.length === 1 ? `He recibido tu archivo ${list}.` : `He recibido tus archivos ${list}.`;
   return files.length === 1 ? `I received your file ${list}.` : `I received your files ${list}.`;
@@ -136,30 +135,18 @@ export function acknowledgeFiles(files: readonly TurnAttachment[], language: Lan
 function answerWithFiles(turn: AgentTurn, files: readonly TurnAttachment[], facts: AssistantFacts): string {
   const names = files.map((file) => file.name).join(', ');
   const words = turn.input.trim() === names ? '' : turn.input.trim();
-  const language: Language = words
-    ? looksSpanish(words)
-      ? 'es'
-      : 'en'
-    : turn.locale?.toLowerCase().startsWith('es')
-      ? 'es'
-      : 'en';
+  const language = languageOf(words, turn.locale);
   const acknowledgement = acknowledgeFiles(files, language);
   if (!words) return acknowledgement;
   const reply = answerFor(words, facts);
   return reply.intent === 'fallback' ? acknowledgement : `${acknowledgement} ${reply.output}`;
 }
 
-/** What the assistant needs to act on a linked person's account (absent: it answers questions only). */
-export interface AssistantAccounts {
-  client: AccountClient;
-  confirmations: Confirmations;
-}
-
 /**
  * The account part of a turn: the person's devices through the account tools, when they ask for them or
  * answer a confirmation; undefined for anything else (which also cancels what was waiting for a yes).
  */
-async function accountAnswer(turn: AgentTurn, accounts: AssistantAccounts): Promise<AgentAnswer | undefined> {
+async function accountAnswer(turn: AgentTurn, accounts: AccountAccess): Promise<AgentAnswer | undefined> {
   const request = accountRequestOf(turn.input);
   const speaker = turn.speaker?.assistantId;
   const owner = speaker ? { assistantId: speaker, conversationId: turn.conversationId ?? '' } : undefined;
@@ -182,8 +169,8 @@ async function accountAnswer(turn: AgentTurn, accounts: AssistantAccounts): Prom
   return say(result, language);
 }
 
-/** The embedded default: rule-based, no network, answers in Spanish or English. */
-export function createAssistantAgent(facts: AssistantFacts, accounts?: AssistantAccounts): Agent {
+/** The embedded default: rule-based, no network, answers in Spanish or English; without `accounts` it answers questions only. */
+export function createAssistantAgent(facts: AssistantFacts, accounts?: AccountAccess): Agent {
   function answer(turn: AgentTurn): string {
     if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
     if (turn.attachments?.length) return answerWithFiles(turn, turn.attachments, facts);

@@ -11,5 +11,17 @@ export function languageOf(words: string, locale?: string): Language {
   return 'en';
 }
 
-/** Whether the words look Spanish. */
-export const looksSpanish = (words: string): boolean => SPANISH.test(words);
+/** `a, b or c` (`a, b o c`): one of the names. */
+export function orList(names: string[], language: Language): string {
+  return joined(names, language === 'es' ? 'o' : 'or');
+}
+
+/** `a, b and c` (`a, b y c`): all of the names. */
+export function andList(names: string[], language: Language): string {
+  return joined(names, language === 'es' ? 'y' : 'and');
+}
+
+function joined(names: string[], last: string): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}`;
+}

@@ -1,16 +1,17 @@
 import type { Agent, AgentAnswer, AgentTurn } from '../agent.ts';
-import { accountRequestOf, cancelled, linkFirst, say } from '../assistant/account-intents.ts';
+import { cancelled, linkFirst, say } from '../assistant/account-answers.ts';
+import { accountRequestOf } from '../assistant/account-intents.ts';
 import { type Language, languageOf } from '../assistant/language.ts';
 import { AgentConfigException, AgentModelError, AgentValidationException } from '../exceptions.ts';
-import type { AccountClient } from '../tools/account-client.ts';
 import {
+  type AccountAccess,
   type AccountTools,
   accountToolNames,
   accountToolSpecs,
   createAccountTools,
   type ToolResult,
 } from '../tools/account-tools.ts';
-import type { ConfirmationOwner, Confirmations } from '../tools/confirmations.ts';
+import type { ConfirmationOwner } from '../tools/confirmations.ts';
 import {
   assistantToolMessage,
   type ChatMessage,
@@ -38,12 +39,6 @@ const modelTools: ToolDefinition[] = accountToolNames.map((name) => ({
   description: accountToolSpecs[name].description,
   parameters: accountToolSpecs[name].parameters,
 }));
-
-/** What the chat agent needs to act on a linked person's account (absent: it only chats). */
-export interface ChatAccounts {
-  client: AccountClient;
-  confirmations: Confirmations;
-}
 
 /** How one turn goes: the messages so far, and the account tools when the speaker may use them. */
 interface TurnPlan {
@@ -74,7 +69,7 @@ function parsedArguments(call: ToolCall): unknown {
 export function createChatAgent(
   client: ModelClient | undefined,
   modelName: string,
-  accounts?: ChatAccounts,
+  accounts?: AccountAccess,
 ): Agent {
   async function plan(turn: AgentTurn): Promise<TurnPlan> {
     if (!client) {

@@ -1,6 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
-import type { AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
+import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
 
 /**
@@ -55,12 +55,10 @@ export const accountToolSpecs = {
 } as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
 
 export type AccountToolName = keyof typeof accountToolSpecs;
-export type AccountToolArguments<N extends AccountToolName> = Static<
-  (typeof accountToolSpecs)[N]['parameters']
->;
+type AccountToolArguments<N extends AccountToolName> = Static<(typeof accountToolSpecs)[N]['parameters']>;
 export const accountToolNames = Object.keys(accountToolSpecs) as AccountToolName[];
 
-export const isAccountTool = (name: string): name is AccountToolName => Object.hasOwn(accountToolSpecs, name);
+const isAccountTool = (name: string): name is AccountToolName => Object.hasOwn(accountToolSpecs, name);
 
 /** What a tool call came to; each agent says it in its own words (or hands it to its model as JSON). */
 export type ToolResult =
@@ -134,6 +132,12 @@ export function matchDevice(devices: AccountDevice[], said: string): DeviceMatch
   });
   if (loose.length === 1 && loose[0]) return { kind: 'one', device: loose[0] };
   return loose.length === 0 ? { kind: 'none' } : { kind: 'many', candidates: loose };
+}
+
+/** What an agent needs to act on a linked person's account; an agent built without it acts on none. */
+export interface AccountAccess {
+  client: AccountClient;
+  confirmations: Confirmations;
 }
 
 /** Runs the account tools for one person in one conversation. */

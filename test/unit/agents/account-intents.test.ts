@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { accountRequestOf, say } from '../../../src/agents/assistant/account-intents.ts';
+import { say } from '../../../src/agents/assistant/account-answers.ts';
+import { accountRequestOf } from '../../../src/agents/assistant/account-intents.ts';
 import { languageOf } from '../../../src/agents/assistant/language.ts';
 
 describe('account requests in Spanish and English', () => {

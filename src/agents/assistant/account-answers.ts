@@ -1,0 +1,162 @@
+import type { SuggestedActions } from '../schemas.ts';
+import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
+import { andList, type Language, orList } from './language.ts';
+
+/** An account answer in the person's language (Spanish or English), with its buttons, if any. */
+export interface SaidAnswer {
+  output: string;
+  suggestedActions?: SuggestedActions;
+}
+
+function actionWords(action: ConfirmableAction, language: Language): string {
+  const device = `«${action.deviceName}»`;
+  switch (action.tool) {
+    case 'rename_device':
+      return language === 'es'
+        ? `cambiar el nombre de ${device} a «${action.name}»`
+        : `rename ${device} to «${action.name}»`;
+    case 'set_device_enabled':
+      return language === 'es'
+        ? `${action.enabled ? 'activar' : 'desactivar'} ${device}`
+        : `${action.enabled ? 'enable' : 'disable'} ${device}`;
+    case 'sign_out_device':
+      return language === 'es'
+        ? `cerrar la sesión de ${device} (tendrá que volver a iniciar sesión)`
+        : `sign ${device} out (it will have to sign in again)`;
+  }
+}
+
+function doneWords(action: ConfirmableAction, language: Language): string {
+  const device = `«${action.deviceName}»`;
+  switch (action.tool) {
+    case 'rename_device':
+      return language === 'es'
+        ? `Hecho: ${device} ahora se llama «${action.name}».`
+        : `Done: ${device} is now called «${action.name}».`;
+    case 'set_device_enabled':
+      return language === 'es'
+        ? `Hecho: ${device} está ${action.enabled ? 'activado' : 'desactivado'}.`
+        : `Done: ${device} is ${action.enabled ? 'enabled' : 'disabled'}.`;
+    case 'sign_out_device':
+      return language === 'es'
+        ? `Hecho: he cerrado la sesión de ${device}.`
+        : `Done: ${device} is signed out.`;
+  }
+}
+
+const refusals: Record<string, Record<Language, string>> = {
+  DEVICE_LIMIT_REACHED: {
+    es: 'tu cuenta ya tiene el máximo de dispositivos activos; desactiva otro primero',
+    en: 'your account already has the most enabled devices it may hold; disable another one first',
+  },
+  DEVICE_NOT_FOUND: {
+    es: 'ese dispositivo ya no está en tu cuenta',
+    en: 'that device is no longer on your account',
+  },
+};
+
+/** Yes and no, as buttons in the person's language; their values are what a person would type. */
+function yesNo(language: Language): SuggestedActions {
+  const [yes, no] = language === 'es' ? ['Sí', 'No'] : ['Yes', 'No'];
+  return {
+    actions: [
+      { type: 'imBack', title: yes, value: yes },
+      { type: 'imBack', title: no, value: no },
+    ],
+  };
+}
+
+/** A tool's result in words (and, for a confirmation, the yes / no buttons). */
+export function say(result: ToolResult, language: Language): SaidAnswer {
+  const es = language === 'es';
+  switch (result.status) {
+    case 'devices': {
+      if (result.devices.length === 0)
+        return { output: es ? 'No tienes dispositivos registrados.' : 'You have no registered devices.' };
+      const described = result.devices.map((device) => {
+        const state = [
+          device.enabled ? (es ? 'activo' : 'enabled') : es ? 'desactivado' : 'disabled',
+          ...(device.playing ? [es ? 'reproduciendo ahora' : 'playing now'] : []),
+        ];
+        return `${device.name} (${state.join(', ')})`;
+      });
+      const count = result.devices.length;
+      return {
+        output: es
+          ? `Tienes ${count} ${count === 1 ? 'dispositivo' : 'dispositivos'}: ${andList(described, language)}.`
+          : `You have ${count} ${count === 1 ? 'device' : 'devices'}: ${andList(described, language)}.`,
+      };
+    }
+    case 'playing': {
+      if (result.devices.length === 0)
+        return {
+          output: es
+            ? 'Ahora mismo no se está reproduciendo nada en tus dispositivos.'
+            : 'Nothing is playing on your devices right now.',
+        };
+      const names = andList(
+        result.devices.map((device) => device.name),
+        language,
+      );
+      return { output: es ? `Ahora se está reproduciendo en: ${names}.` : `Playing now on: ${names}.` };
+    }
+    case 'confirmation_required':
+      return {
+        output: es
+          ? `¿Quieres que vaya a ${actionWords(result.action, language)}?`
+          : `Do you want me to ${actionWords(result.action, language)}?`,
+        suggestedActions: yesNo(language),
+      };
+    case 'done':
+      return { output: doneWords(result.action, language) };
+    case 'refused': {
+      const why = refusals[result.refusal.type]?.[language];
+      return {
+        output: es
+          ? `No he podido ${actionWords(result.action, language)}${why ? `: ${why}` : ''}.`
+          : `I could not ${actionWords(result.action, language)}${why ? `: ${why}` : ''}.`,
+      };
+    }
+    case 'device_not_found':
+      return {
+        output: es
+          ? `No encuentro ningún dispositivo llamado «${result.device}». Tus dispositivos son: ${andList(result.devices, language)}.`
+          : `I can't find a device called «${result.device}». Your devices are: ${andList(result.devices, language)}.`,
+      };
+    case 'device_ambiguous':
+      return {
+        output: es
+          ? `¿Cuál de ellos: ${orList(result.candidates, language)}? Dímelo con su nombre completo.`
+          : `Which one do you mean: ${orList(result.candidates, language)}? Tell me its full name.`,
+      };
+    case 'nothing_to_confirm':
+      return {
+        output: es
+          ? 'No hay nada pendiente de confirmar (las confirmaciones caducan a los 2 minutos). Pídemelo de nuevo.'
+          : 'There is nothing waiting for your confirmation (confirmations expire after 2 minutes). Ask me again.',
+      };
+    case 'invalid_arguments':
+    case 'unknown_tool':
+      return {
+        output: es
+          ? 'No he entendido qué quieres hacer con tu cuenta.'
+          : "I didn't understand what to do with your account.",
+      };
+  }
+}
+
+/** What an unlinked or anonymous person is told instead of any account data. */
+export function linkFirst(language: Language): SaidAnswer {
+  return {
+    output:
+      language === 'es'
+        ? 'Para consultar o cambiar tus dispositivos necesito que vincules tu cuenta de Sintonia: inicia sesión con tu cuenta en el canal donde hablas conmigo (vinculación de cuenta) y vuelve a preguntarme.'
+        : 'To look at or change your devices I need your Sintonia account linked: sign in with your Sintonia account in the channel where you talk to me (account linking), then ask me again.',
+  };
+}
+
+/** What "no" answers. */
+export function cancelled(language: Language, anything: boolean): SaidAnswer {
+  if (!anything) return { output: language === 'es' ? 'De acuerdo.' : 'All right.' };
+  return { output: language === 'es' ? 'De acuerdo, no hago nada.' : "All right, I won't do it." };
+}

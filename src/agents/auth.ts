@@ -1,7 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { KeyClass } from '../core/api-keys/api-keys.ts';
-import { createAssistantTokenVerifier } from '../core/assistant-tokens.ts';
-import type { Core } from '../core/core.ts';
+import type { ApiKeyStore, KeyClass } from '../core/api-keys/api-keys.ts';
+import type { AssistantTokenVerifier } from '../core/assistant-tokens.ts';
 import { authErrors, challenging, type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
@@ -23,7 +22,7 @@ declare module 'fastify' {
 
 /** The audience the assistant signs tokens for when it calls the agents server. */
 export const AGENTS_AUDIENCE = 'sintonia-agents';
-export const AGENT_KEY_CLASSES: readonly KeyClass[] = ['runtime', 'backoffice'];
+const AGENT_KEY_CLASSES: readonly KeyClass[] = ['runtime', 'backoffice'];
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 const CHALLENGE = `Bearer realm="${AGENTS_AUDIENCE}"`;
 
@@ -47,12 +46,15 @@ export const agentCallerErrors: readonly ErrorSpec[] = [
  * The onRequest hook of every /agents route: an X-API-Key of class runtime or backoffice, or a Bearer
  * JWT signed by the assistant (iss, aud `sintonia-agents`, exp). None is 401, a bad key or token is
  * 401, a key of another class is 403, a key set that cannot be fetched is 502 (`agentCallerErrors`).
+ * `assistantTokens` verifies for the audience AGENTS_AUDIENCE.
  */
-export function requireAgentCaller(core: Core): onRequestAsyncHookHandler {
-  const assistantTokens = createAssistantTokenVerifier(core, AGENTS_AUDIENCE);
+export function requireAgentCaller(
+  apiKeys: ApiKeyStore,
+  assistantTokens: AssistantTokenVerifier,
+): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     if (request.headers[API_KEY_HEADER] !== undefined) {
-      const record = await authenticateApiKey(core.apiKeys, request);
+      const record = await authenticateApiKey(apiKeys, request);
       if (!record || !AGENT_KEY_CLASSES.includes(record.keyClass)) {
         throw authErrors.ACCESS_DENIED(
           `The agents server accepts keys of class ${AGENT_KEY_CLASSES.join(' or ')}.`,

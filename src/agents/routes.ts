@@ -20,7 +20,7 @@ import {
 } from './schemas.ts';
 import { abandonIfClientGone, abortOnDisconnect, streamEvents } from './sse.ts';
 
-/** What the routes receive from the composition root (service.ts). */
+/** What the routes receive from the composition root (composition.ts). */
 export interface AgentsServer {
   registry: AgentRegistry;
   /** The caller check: an API key of an agent class or the assistant's JWT. */

@@ -1,4 +1,5 @@
-import type { Core } from '../../core/core.ts';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../../core/config.ts';
 import type { DelegationScope } from '../../core/delegation.ts';
 import { type ErrorBody, ProblemError } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
@@ -49,6 +50,10 @@ interface DelegationAnswer {
 const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write'];
 /** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
 const REFUSALS = [400, 404, 409];
+/** Linked speakers whose delegated token is kept; the least recently used goes first. */
+const CACHED_DELEGATIONS = 10_000;
+/** A token is not reused in its last seconds, so it cannot expire on its way to client-api. */
+const REUSE_MARGIN_S = 30;
 
 function errorType(body: unknown): string {
   return (body as Partial<ErrorBody> | undefined)?.errors?.[0]?.type ?? 'UNKNOWN';
@@ -65,21 +70,31 @@ function external(service: string, error: unknown): never {
   });
 }
 
+/** What the account client reads: its configuration slice and where its two sibling services answer. */
+export interface AccountClientDeps {
+  config: Pick<Config, 'SUBSYSTEM_TIMEOUT_MS' | 'ASSISTANT_RUNTIME_KEY' | 'CLIENT_API_BASE_PATH'>;
+  /** Asked at each call: a service learns its siblings' addresses only once they listen. */
+  serviceUrl(name: 'assistant-auth' | 'client-api'): string;
+}
+
 /**
  * The agents server acting for a linked person: it asks assistant-auth for a delegated token (with the
  * runtime key ASSISTANT_RUNTIME_KEY) and calls client-api with it. A token is reused until 30 s before
  * it expires.
  */
-export function createAccountClient(core: Core): AccountClient {
-  const timeoutMs = core.config.SUBSYSTEM_TIMEOUT_MS;
-  const cached = new Map<string, { answer: DelegationAnswer; until: number }>();
-  const base = (name: 'assistant-auth' | 'client-api') => core.serviceUrl(name).replace(/\/+$/, '');
+export function createAccountClient(deps: AccountClientDeps): AccountClient {
+  const {
+    SUBSYSTEM_TIMEOUT_MS: timeoutMs,
+    ASSISTANT_RUNTIME_KEY: runtimeKey,
+    CLIENT_API_BASE_PATH,
+  } = deps.config;
+  const cached = new LRUCache<string, DelegationAnswer>({ max: CACHED_DELEGATIONS });
+  const base = (name: 'assistant-auth' | 'client-api') => deps.serviceUrl(name).replace(/\/+$/, '');
 
   async function delegation(assistantId: string): Promise<DelegationAnswer | undefined> {
     const hit = cached.get(assistantId);
-    if (hit && hit.until > Date.now()) return hit.answer;
-    const key = core.config.ASSISTANT_RUNTIME_KEY;
-    if (!key) {
+    if (hit) return hit;
+    if (!runtimeKey) {
       throw new AgentConfigException(
         'ASSISTANT_RUNTIME_KEY is not set: the agents server cannot act on linked accounts.',
       );
@@ -89,7 +104,7 @@ export function createAccountClient(core: Core): AccountClient {
         subsystem: 'assistant-auth',
         url: `${base('assistant-auth')}/users/${encodeURIComponent(assistantId)}/delegations`,
         method: 'POST',
-        headers: { 'x-api-key': key },
+        headers: { 'x-api-key': runtimeKey },
         body: { audience: 'client-api', scope: SCOPES },
         timeoutMs,
       },
@@ -99,13 +114,15 @@ export function createAccountClient(core: Core): AccountClient {
       cached.delete(assistantId);
       return undefined;
     }
-    if (cached.size > 10_000) cached.clear();
-    cached.set(assistantId, { answer: answer.body, until: Date.now() + (answer.body.expiresIn - 30) * 1000 });
+    const lifetimeMs = (answer.body.expiresIn - REUSE_MARGIN_S) * 1000;
+    // A token too short-lived to reuse is not kept (a ttl of 0 would keep it for ever).
+    if (lifetimeMs > 0) cached.set(assistantId, answer.body, { ttl: lifetimeMs });
+    else cached.delete(assistantId);
     return answer.body;
   }
 
   function sessionFor({ token, accountNumber }: DelegationAnswer): AccountSession {
-    const account = `${base('client-api')}${core.config.CLIENT_API_BASE_PATH}/accounts/${encodeURIComponent(accountNumber)}`;
+    const account = `${base('client-api')}${CLIENT_API_BASE_PATH}/accounts/${encodeURIComponent(accountNumber)}`;
     const call = <T>(path: string, method = 'GET', accept: number[] = [], body?: unknown) =>
       callSubsystem<T>(
         {

@@ -1,0 +1,47 @@
+import { createAssistantTokenVerifier } from '../core/assistant-tokens.ts';
+import type { Core } from '../core/core.ts';
+import { type Agent, createAgentRegistry } from './agent.ts';
+import { createAssistantAgent } from './assistant/assistant-agent.ts';
+import { AGENTS_AUDIENCE, requireAgentCaller } from './auth.ts';
+import { createChatAgent } from './chat/chat-agent.ts';
+import { configuredModelClient } from './chat/model-client.ts';
+import type { AgentsServer } from './routes.ts';
+import { createAccountClient } from './tools/account-client.ts';
+import type { AccountAccess } from './tools/account-tools.ts';
+import { createConfirmations } from './tools/confirmations.ts';
+
+/** The agents the server registers: the embedded assistant and the chat agent over its model client. */
+export function defaultAgents(core: Core): Agent[] {
+  const { config } = core;
+  const modelClient = configuredModelClient(config);
+  if (!modelClient) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
+  // Both agents act on a linked person's account with the same client and confirmations.
+  const accounts: AccountAccess = {
+    client: createAccountClient({ config, serviceUrl: (name) => core.serviceUrl(name) }),
+    confirmations: createConfirmations({ database: core.database, key: (purpose) => core.key(purpose) }),
+  };
+  return [
+    createAssistantAgent(
+      {
+        maxDevicesPerAccount: config.MAX_DEVICES_PER_ACCOUNT,
+        deviceDeleteCooldownSeconds: config.DEVICE_DELETE_COOLDOWN,
+      },
+      accounts,
+    ),
+    createChatAgent(modelClient, config.MODEL_NAME, accounts),
+  ];
+}
+
+/**
+ * The agents server's one composition root, built once per app (service.ts): the registry of the agents
+ * `agentsOf` builds (tests pass their own) and the caller check. Routes receive it and build nothing.
+ */
+export function composeAgents(
+  core: Core,
+  agentsOf: (core: Core) => readonly Agent[] = defaultAgents,
+): AgentsServer {
+  return {
+    registry: createAgentRegistry(agentsOf(core)),
+    requireCaller: requireAgentCaller(core.apiKeys, createAssistantTokenVerifier(core, AGENTS_AUDIENCE)),
+  };
+}

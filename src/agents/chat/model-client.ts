@@ -1,5 +1,5 @@
 import type { Config } from '../../core/config.ts';
-import { AgentExternalServiceException, AgentModelError, AgentRateLimitError } from '../exceptions.ts';
+import { modelFailures, type UpstreamError } from './model-failures.ts';
 import { readServerSentData } from './sse-reader.ts';
 
 /** A function the model asked to call, with its arguments as the JSON text the model wrote. */
@@ -76,10 +76,6 @@ export interface ModelClient {
   ): AsyncGenerator<ModelEvent>;
 }
 
-interface UpstreamError {
-  error?: { code?: unknown; type?: unknown };
-}
-
 interface WireToolCall {
   index?: unknown;
   id?: unknown;
@@ -107,74 +103,11 @@ function silenceTimer(timeoutMs: number) {
   return { signal: controller.signal, arm, stop: () => clearTimeout(timer) };
 }
 
-/** Seconds to wait, from `retry-after-ms` (preferred, as OpenAI sends it) or `retry-after`. */
-export function retryAfterFrom(headers: Headers, now = Date.now()): string {
-  const milliseconds = Number(headers.get('retry-after-ms'));
-  if (headers.has('retry-after-ms') && Number.isFinite(milliseconds) && milliseconds >= 0) {
-    return String(Math.max(1, Math.ceil(milliseconds / 1000)));
-  }
-  const value = headers.get('retry-after')?.trim();
-  if (value && /^\d+$/.test(value)) return value;
-  const date = value ? Date.parse(value) : Number.NaN;
-  if (Number.isFinite(date)) return String(Math.max(1, Math.ceil((date - now) / 1000)));
-  return '1';
-}
-
-function upstreamCode(body: UpstreamError | undefined): string | undefined {
-  const code = body?.error?.code ?? body?.error?.type;
-  return typeof code === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(code) ? code : undefined;
-}
-
 /** The OpenAI-compatible chat-completions client of the chat agent, over fetch. */
 export function createModelClient(options: ModelClientOptions): ModelClient {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const serviceName = new URL(options.baseUrl).host;
-
-  /** Maps what went wrong to the contract's exceptions; a caller that went away gets its own abort reason back. */
-  function failure(error: unknown, caller: AbortSignal, silence: AbortSignal, stage: string): unknown {
-    if (caller.aborted) return caller.reason;
-    if (error instanceof AgentExternalServiceException) return error;
-    if (silence.aborted) {
-      return new AgentExternalServiceException(
-        `The model endpoint did not answer within ${options.timeoutMs} ms.`,
-        { service_name: serviceName, cause: error },
-      );
-    }
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    return new AgentExternalServiceException(`The model endpoint ${stage}.`, {
-      service_error_code: typeof code === 'string' ? code : undefined,
-      service_name: serviceName,
-      cause: error,
-    });
-  }
-
-  async function rejection(response: Response, signal: AbortSignal): Promise<Error> {
-    const text = await response.text().catch(() => '');
-    let body: UpstreamError | undefined;
-    try {
-      body = JSON.parse(text) as UpstreamError;
-    } catch {
-      body = undefined;
-    }
-    const code = upstreamCode(body);
-    // Kept for the log only (never our key, should the upstream echo it); never sent to our client.
-    const logged = options.apiKey ? text.split(options.apiKey).join('[redacted]') : text;
-    const cause = new Error(`${serviceName} ${response.status}: ${logged.slice(0, 500)}`);
-    if (signal.aborted) return cause;
-    if (response.status === 429 && code !== 'insufficient_quota') {
-      return new AgentRateLimitError('The model endpoint is rate limiting requests.', {
-        retry_after: retryAfterFrom(response.headers),
-        service_error_code: code,
-        service_name: serviceName,
-        cause,
-      });
-    }
-    return new AgentModelError(`The model endpoint answered ${response.status}.`, {
-      service_error_code: code ?? `http_${response.status}`,
-      service_name: serviceName,
-      cause,
-    });
-  }
+  const { failure, rejection, failedWhileAnswering, malformed } = modelFailures({ ...options, serviceName });
 
   async function post(
     messages: ChatMessage[],
@@ -209,13 +142,6 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     }
     if (!response.ok) throw await rejection(response, caller);
     return response;
-  }
-
-  function malformed(detail: string): AgentModelError {
-    return new AgentModelError(`The model endpoint answered with ${detail}.`, {
-      service_error_code: 'invalid_response',
-      service_name: serviceName,
-    });
   }
 
   return {
@@ -267,12 +193,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
               return;
             }
             const chunk = JSON.parse(data) as Completion;
-            if (chunk.error) {
-              throw new AgentModelError('The model endpoint failed while answering.', {
-                service_error_code: upstreamCode(chunk),
-                service_name: serviceName,
-              });
-            }
+            if (chunk.error) throw failedWhileAnswering(chunk);
             const delta = chunk.choices?.[0]?.delta;
             const content = delta?.content;
             if (typeof content === 'string' && content.length > 0) yield { kind: 'text', text: content };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerFor } from '../../../src/agents/assistant/assistant-agent.ts';
-import { retryAfterFrom } from '../../../src/agents/chat/model-client.ts';
+import { retryAfterFrom } from '../../../src/agents/chat/model-failures.ts';
 import { readServerSentData } from '../../../src/agents/chat/sse-reader.ts';
 
 describe('retry-after from the upstream', () => {

@@ -1,8 +1,6 @@
 import { type ProblemPolicy, type ProblemTranslation, toProblem } from '../core/http/error-handler.ts';
 import { AgentBaseException, RequestValidationError, ValidationException } from './exceptions.ts';
 
-// The contract's AgentErrorManager and web framework error manager: this policy, on the server's own scope.
-
 /**
  * How the agents server answers: agent exceptions render themselves (they are problems with their own
  * status, type and Retry-After); a failed request check is the web framework's ValidationException or,

@@ -19,7 +19,7 @@ export const agentSchema = Type.Object(
 export const agentListSchema = Type.Object({ agents: Type.Array(agentSchema) }, { $id: 'AgentList' });
 
 /** A file the user sent with the turn; the channel serves it at `contentUrl` without other credentials. */
-export const turnAttachmentSchema = Type.Object(
+const turnAttachmentSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 256 }),
     contentType: Type.String({ minLength: 1, maxLength: 256 }),
@@ -67,7 +67,7 @@ export const suggestedActionsSchema = Type.Object(
   { $id: 'SuggestedActions', description: 'Quick replies offered with the answer (e.g. yes / no).' },
 );
 
-export const answerAttachmentSchema = Type.Object(
+const answerAttachmentSchema = Type.Object(
   {
     contentType: Type.String({ minLength: 1, maxLength: 256 }),
     contentUrl: Type.Optional(Type.String({ maxLength: 4096 })),

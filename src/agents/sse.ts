@@ -3,7 +3,7 @@ import type { ErrorBody } from '../core/errors.ts';
 import { translateAgentError } from './error-policy.ts';
 
 /** One Server-Sent Event; data is JSON on one line. */
-export function serverSentEvent(event: 'chunk' | 'done' | 'error', data: unknown): string {
+function serverSentEvent(event: 'chunk' | 'done' | 'error', data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

@@ -6,6 +6,15 @@ export type ConfirmationRow = AgentTables['agent_confirmations'];
 /** The confirmation requests in the store; what they mean and when they run is confirmations.ts's rule. */
 export function createConfirmationRepository(database: Database) {
   const db = database.db.withTables<AgentTables>();
+  const settleUnsettled = async (column: 'id' | 'owner_hash', value: string, at: number) => {
+    const result = await db
+      .updateTable('agent_confirmations')
+      .set({ settled_at: at })
+      .where(column, '=', value)
+      .where('settled_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  };
   return {
     async insert(row: ConfirmationRow): Promise<void> {
       await db.insertInto('agent_confirmations').values(row).execute();
@@ -24,24 +33,12 @@ export function createConfirmationRepository(database: Database) {
 
     /** Settles one request if nothing settled it first; answers whether this call did. */
     async settle(id: string, at: number): Promise<boolean> {
-      const result = await db
-        .updateTable('agent_confirmations')
-        .set({ settled_at: at })
-        .where('id', '=', id)
-        .where('settled_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return (await settleUnsettled('id', id, at)) === 1;
     },
 
     /** Settles every unsettled request of an owner; answers how many there were. */
-    async settleAll(ownerHash: string, at: number): Promise<number> {
-      const result = await db
-        .updateTable('agent_confirmations')
-        .set({ settled_at: at })
-        .where('owner_hash', '=', ownerHash)
-        .where('settled_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+    settleAll(ownerHash: string, at: number): Promise<number> {
+      return settleUnsettled('owner_hash', ownerHash, at);
     },
 
     /** Removes the requests that expired before `before`. */

@@ -1,17 +1,58 @@
+import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { createAccess } from './access.ts';
-import { createCallbackParams } from './callbacks/callback-param.ts';
+import type { Audit } from './audit.ts';
+import { createCallbackParams, gatewayCallbackKey } from './callbacks/callback-param.ts';
 import { createCallbackNonceRepository } from './callbacks/nonce-repository.ts';
 import { selectConversationChannel } from './channel/select-channel.ts';
+import { chatPageEnabled, chatPageSettings } from './chat-page/settings.ts';
+import { createChatSignIn } from './chat-page/sign-in.ts';
+import { createAgentClient } from './directline/agent-client.ts';
+import { createAnswerClaimRepository } from './directline/answer-claims.ts';
+import { channelKeys, createChannelCredentials } from './directline/credentials.ts';
+import { createEmbeddedDirectLine } from './directline/embedded-channel.ts';
+import { createDirectLineRepository } from './directline/repository.ts';
 import { periodic } from './periodic.ts';
-import { createAssistantSigner } from './signing/signer.ts';
+import { type AssistantSigner, createAssistantSigner } from './signing/signer.ts';
 import { createSigningKeyRepository } from './signing/signing-key-repository.ts';
-import { createSigningKeys } from './signing/signing-keys.ts';
+import { createSigningKeys, signingKeysSecret } from './signing/signing-keys.ts';
 import { createDelegations } from './users/delegations.ts';
 import { createUserRepository } from './users/repository.ts';
-import { createUserService } from './users/service.ts';
+import { createUserService, userKeys } from './users/service.ts';
 
 const PURGE_INTERVAL_MS = 3600_000;
+
+/** The configuration the routes read themselves (limits, addresses to print, what /config answers). */
+type RouteSettings = Pick<
+  Config,
+  | 'BODY_LIMIT'
+  | 'DIRECTLINE_UPLOAD_LIMIT'
+  | 'CHAT_TOKEN_LIMIT'
+  | 'REQUEST_LIMIT_WINDOW'
+  | 'HOST'
+  | 'ASSISTANT_AUTH_PORT'
+  | 'PUBLIC_BASE_URL'
+  | 'CLOUD_STORAGE_SUBDOMAIN'
+>;
+
+/** The embedded Direct Line channel, built only when the service runs it (no DIRECTLINE_URL). */
+function composeDirectLine(core: Core, signer: AssistantSigner, address: () => string) {
+  const { config } = core;
+  return createEmbeddedDirectLine({
+    settings: config,
+    conversationRepository: createDirectLineRepository(core.database),
+    claimRepository: createAnswerClaimRepository(core.database),
+    credentials: createChannelCredentials(channelKeys(core), config),
+    agents: createAgentClient(config, {
+      agentsUrl: () => config.AGENTS_URL ?? core.serviceUrl('agents'),
+      signer,
+      logger: core.logger,
+    }),
+    events: core.events,
+    logger: core.logger,
+    address,
+  });
+}
 
 /**
  * Assistant-auth's one composition root: every repository, service, guard and worker, built once per app
@@ -19,40 +60,67 @@ const PURGE_INTERVAL_MS = 3600_000;
  * workers are built here but started and stopped by the service plugin.
  */
 export function composeAssistantAuth(core: Core) {
+  const { config, logger } = core;
+  /** PUBLIC_BASE_URL, else where the service listens: known only once it listens, so read per call. */
+  const address = () => config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth');
+  const audit: Audit = (actor, action, subject) => core.audit(actor, action, subject);
   const repositories = {
     users: createUserRepository(core.database),
     signingKeys: createSigningKeyRepository(core.database),
     callbackNonces: createCallbackNonceRepository(core.database),
   };
   const signer = createAssistantSigner(core, repositories.signingKeys);
-  const users = createUserService(core, repositories.users);
-  const { channel, directLine } = selectConversationChannel(core, signer);
+  const users = createUserService(config, { repository: repositories.users, keys: userKeys(core), audit });
+  const { channel, directLine } = selectConversationChannel(config, () =>
+    composeDirectLine(core, signer, address),
+  );
   // Expired users past their retention go; a failure is logged and retried at the next interval.
   const userPurge = periodic(
     async () => {
       try {
         const removed = await users.purgeExpired();
-        if (removed > 0)
-          core.logger.info({ removed }, 'removed expired assistant users past their retention');
+        if (removed > 0) logger.info({ removed }, 'removed expired assistant users past their retention');
       } catch (error) {
-        core.logger.warn({ err: error }, 'purging expired assistant users failed');
+        logger.warn({ err: error }, 'purging expired assistant users failed');
       }
     },
     PURGE_INTERVAL_MS,
     () => {},
   );
+  const settings: RouteSettings = config;
   return {
-    core,
+    settings,
+    logger,
+    audit,
+    address,
     repositories,
     access: createAccess(core.apiKeys),
-    signingKeys: createSigningKeys(core, repositories.signingKeys),
+    signingKeys: createSigningKeys(config, {
+      repository: repositories.signingKeys,
+      sealingKey: signingKeysSecret(core),
+    }),
     signer,
     users,
-    delegations: createDelegations(core, users, signer),
-    callbackParams: createCallbackParams(core, repositories.callbackNonces),
+    delegations: createDelegations(config, { users, signer, audit }),
+    callbackParams: createCallbackParams(
+      { key: gatewayCallbackKey(core), nonceKey: core.key('callback-nonce') },
+      repositories.callbackNonces,
+    ),
     channel,
     /** The embedded Direct Line channel, when the service runs it (no DIRECTLINE_URL). */
     directLine,
+    /** The chat page (CHAT_PAGE), when the service serves it. */
+    chatPage: chatPageEnabled(core)
+      ? {
+          /** Read per request: the service's own address is known only once it listens. */
+          settings: () => chatPageSettings(config, address),
+          signIn: createChatSignIn(config, {
+            clientApiUrl: () => `${core.serviceUrl('client-api')}${config.CLIENT_API_BASE_PATH}`,
+            users,
+            audit,
+          }),
+        }
+      : undefined,
     userPurge,
   };
 }

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { decrypt, encrypt, keyedHash, parseKey } from '../../core/secrets.ts';
 import { accountNumberField, E164_PATTERN, platformUserIdField } from '../users/schemas.ts';
 import { callbackErrors } from './errors.ts';
 import type { CallbackNonceRepository } from './nonce-repository.ts';
 
 /** A parameter valid for longer than this is refused: it bounds how long nonces are kept. */
-export const CALLBACK_MAX_LIFETIME_SECONDS = 86_400;
+const CALLBACK_MAX_LIFETIME_SECONDS = 86_400;
 /** What `callback-param` gives a parameter without `exp`. */
-export const CALLBACK_DEFAULT_LIFETIME_SECONDS = 300;
+const CALLBACK_DEFAULT_LIFETIME_SECONDS = 300;
 
-export const callbackPayloadSchema = Type.Object(
+const callbackPayloadSchema = Type.Object(
   {
     identity: Type.String({ minLength: 1, maxLength: 256, description: 'The user’s id in the channel.' }),
     channel: Type.String({ pattern: '^[a-z0-9_-]{1,32}$' }),
@@ -27,20 +27,26 @@ export const callbackPayloadSchema = Type.Object(
 );
 export type CallbackPayload = Static<typeof callbackPayloadSchema>;
 
+/** Where the gateway's key comes from: a process of the family (its core) is one. */
+export interface CallbackKeySource {
+  readonly config: Pick<Config, 'GATEWAY_CALLBACK_KEY'>;
+  key(purpose: string): Buffer;
+}
+
 /** The key shared with the gateway: GATEWAY_CALLBACK_KEY, else one derived from the master key. */
-export function gatewayCallbackKey(core: Core): Buffer {
-  const configured = core.config.GATEWAY_CALLBACK_KEY;
-  return configured ? parseKey(configured) : core.key('gateway-callback');
+export function gatewayCallbackKey(source: CallbackKeySource): Buffer {
+  const configured = source.config.GATEWAY_CALLBACK_KEY;
+  return configured ? parseKey(configured) : source.key('gateway-callback');
 }
 
 /** Seals a payload as the gateway does: AES-256-GCM, `v1.<iv>.<ciphertext>.<tag>` in base64url. */
-export function sealCallbackPayload(core: Core, payload: CallbackPayload): string {
-  return encrypt(gatewayCallbackKey(core), JSON.stringify(payload));
+export function sealCallbackPayload(source: CallbackKeySource, payload: CallbackPayload): string {
+  return encrypt(gatewayCallbackKey(source), JSON.stringify(payload));
 }
 
 /** Fills `exp` and `nonce` when absent, then seals: for `sintonia callback-param` and tests. */
 export function makeCallbackParam(
-  core: Core,
+  source: CallbackKeySource,
   partial: Omit<CallbackPayload, 'exp' | 'nonce'> & Partial<Pick<CallbackPayload, 'exp' | 'nonce'>>,
 ): { data: string; payload: CallbackPayload } {
   const payload: CallbackPayload = {
@@ -54,16 +60,17 @@ export function makeCallbackParam(
     );
     throw new RangeError(`invalid callback payload: ${problems.join('; ')}`);
   }
-  return { data: sealCallbackPayload(core, payload), payload };
+  return { data: sealCallbackPayload(source, payload), payload };
 }
 
 /**
  * Opens and checks callback parameters: tampered or malformed, expired, too long-lived or replayed is
  * 401. The nonce is spent (in the database, so every process sees it) only once all else holds.
  */
-export function createCallbackParams(core: Core, nonces: CallbackNonceRepository) {
-  const key = gatewayCallbackKey(core);
-  const nonceKey = core.key('callback-nonce');
+export function createCallbackParams(
+  { key, nonceKey }: { key: Buffer; nonceKey: Buffer },
+  nonces: CallbackNonceRepository,
+) {
   return {
     async open(data: string): Promise<CallbackPayload> {
       let payload: unknown;

@@ -8,7 +8,7 @@ import { callbackQuery } from './schemas.ts';
 const tag = 'callbacks';
 
 /** The gateway's account-linking callbacks: no API key, the ciphered `data` parameter instead. */
-export function callbackRoutes(app: App, { core, access, callbackParams, users }: AssistantAuth): void {
+export function callbackRoutes(app: App, { audit, access, callbackParams, users }: AssistantAuth): void {
   app.get(
     '/users/assistantid/integrated',
     access.route(
@@ -35,7 +35,7 @@ export function callbackRoutes(app: App, { core, access, callbackParams, users }
           accountNumber,
           ...(platformUserId === undefined ? {} : { platformUserId }),
         });
-        await core.audit('gateway-callback', 'assistant-user.link', user.assistantId);
+        await audit('gateway-callback', 'assistant-user.link', user.assistantId);
       }
       return reply.code(found.created ? 201 : 200).send(user);
     },

@@ -1,4 +1,3 @@
-import type { Core } from '../../core/core.ts';
 import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type {
@@ -34,10 +33,12 @@ function checked(answer: DirectLineAnswer | undefined, needsStream: boolean): Ch
 }
 
 /** A real client of a Direct Line 3.0 service at DIRECTLINE_URL, authenticated with DIRECTLINE_SECRET. */
-export function createDirectLineClient(
-  core: Core,
-  settings: { url: string; secret: string },
-): ConversationChannel {
+export function createDirectLineClient(settings: {
+  url: string;
+  secret: string;
+  /** How long one call may take (SUBSYSTEM_TIMEOUT_MS). */
+  timeoutMs: number;
+}): ConversationChannel {
   const base = settings.url.replace(/\/+$/, '');
   const call = (path: string, options: ChannelTokenOptions) => {
     // The service keeps its conversations, so the speaker cannot be stored beside them, and a `dl_…`
@@ -49,7 +50,7 @@ export function createDirectLineClient(
       method: 'POST',
       headers: { authorization: `Bearer ${settings.secret}` },
       body: options.userId ? { user: { id: options.userId } } : {},
-      timeoutMs: core.config.SUBSYSTEM_TIMEOUT_MS,
+      timeoutMs: settings.timeoutMs,
       signal: options.signal,
     });
   };

@@ -1,6 +1,5 @@
-import type { Core } from '../../core/core.ts';
-import { createEmbeddedDirectLine, type EmbeddedDirectLine } from '../directline/embedded-channel.ts';
-import type { AssistantSigner } from '../signing/signer.ts';
+import type { Config } from '../../core/config.ts';
+import type { EmbeddedDirectLine } from '../directline/embedded-channel.ts';
 import type { ChannelTokenOptions, ConversationChannel } from './conversation-channel.ts';
 import { createDirectLineClient } from './directline-client.ts';
 import { channelErrors } from './errors.ts';
@@ -37,14 +36,14 @@ function withSpeakers(directLine: EmbeddedDirectLine): ConversationChannel {
  * service also runs (`directLine`).
  */
 export function selectConversationChannel(
-  core: Core,
-  signer: AssistantSigner,
+  settings: Pick<Config, 'DIRECTLINE_URL' | 'DIRECTLINE_SECRET' | 'SUBSYSTEM_TIMEOUT_MS'>,
+  embedded: () => EmbeddedDirectLine,
 ): { channel: ConversationChannel; directLine?: EmbeddedDirectLine } {
-  const { DIRECTLINE_URL: url, DIRECTLINE_SECRET: secret } = core.config;
+  const { DIRECTLINE_URL: url, DIRECTLINE_SECRET: secret, SUBSYSTEM_TIMEOUT_MS: timeoutMs } = settings;
   if (url) {
     if (!secret) throw new Error('DIRECTLINE_URL is set but DIRECTLINE_SECRET is not');
-    return { channel: createDirectLineClient(core, { url, secret }) };
+    return { channel: createDirectLineClient({ url, secret, timeoutMs }) };
   }
-  const directLine = createEmbeddedDirectLine(core, signer);
+  const directLine = embedded();
   return { channel: withSpeakers(directLine), directLine };
 }

@@ -17,8 +17,6 @@ import {
   newNonce,
 } from './page.ts';
 import { chatSignInSchema, chatTokenSchema } from './schemas.ts';
-import { chatPageEnabled, chatPageSettings } from './settings.ts';
-import { createChatSignIn } from './sign-in.ts';
 
 const YEAR = 365 * 86400;
 
@@ -42,19 +40,22 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset) {
  * assistant on a conversation token the page gets from this service. The token endpoint needs no key,
  * so it is limited per client address; it is not part of the API document (it serves this page only).
  */
-export function chatPageRoutes(app: App, { core, access, channel, users }: AssistantAuth): void {
-  if (!chatPageEnabled(core)) return;
+export function chatPageRoutes(
+  app: App,
+  { settings, logger, access, channel, chatPage }: AssistantAuth,
+): void {
+  if (!chatPage) return;
   const files = chatPageAssets();
   const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
-  const limiter = requestLimiter(core.config.CHAT_TOKEN_LIMIT, core.config.REQUEST_LIMIT_WINDOW);
+  const limiter = requestLimiter(settings.CHAT_TOKEN_LIMIT, settings.REQUEST_LIMIT_WINDOW);
 
   // `npm start` prints where each service listens; this line tells where a person can talk to the assistant.
   app.addHook('onListen', function (done) {
     const address = this.server.address();
-    const host = core.config.HOST.includes(':') ? `[${core.config.HOST}]` : core.config.HOST;
-    const port = typeof address === 'object' && address ? address.port : core.config.ASSISTANT_AUTH_PORT;
-    const base = core.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://${host}:${port}`;
-    core.logger.info({ url: `${base}${CHAT_PATH}` }, 'chat page: talk to the assistant in a browser');
+    const host = settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST;
+    const port = typeof address === 'object' && address ? address.port : settings.ASSISTANT_AUTH_PORT;
+    const base = settings.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `http://${host}:${port}`;
+    logger.info({ url: `${base}${CHAT_PATH}` }, 'chat page: talk to the assistant in a browser');
     done();
   });
 
@@ -63,7 +64,7 @@ export function chatPageRoutes(app: App, { core, access, channel, users }: Assis
     return reply
       .headers({
         'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': chatPageCsp(chatPageSettings(core), nonce),
+        'content-security-policy': chatPageCsp(chatPage.settings(), nonce),
         // The nonce is new on every load: a cached copy would carry a stale one.
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
@@ -100,11 +101,10 @@ export function chatPageRoutes(app: App, { core, access, channel, users }: Assis
       limiter?.hit(request.ip);
       const { token, expires_in, conversationId } = await channel.token({});
       reply.header('cache-control', 'no-store');
-      return { token, expires_in, conversationId, domain: chatPageSettings(core).domain };
+      return { token, expires_in, conversationId, domain: chatPage.settings().domain };
     },
   );
 
-  const signIn = createChatSignIn(core, users);
   app.post(
     CHAT_SIGN_IN_PATH,
     access.route(
@@ -129,10 +129,10 @@ export function chatPageRoutes(app: App, { core, access, channel, users }: Assis
       limiter?.hit(request.ip);
       const { username, password } = request.body;
       const { token, expires_in, conversationId } = await channel.token({
-        speaker: () => signIn(username, password),
+        speaker: () => chatPage.signIn(username, password),
       });
       reply.header('cache-control', 'no-store');
-      return { token, expires_in, conversationId, domain: chatPageSettings(core).domain };
+      return { token, expires_in, conversationId, domain: chatPage.settings().domain };
     },
   );
 }

@@ -1,11 +1,12 @@
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { httpErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
+import type { Audit } from '../audit.ts';
 import type { UserService } from '../users/service.ts';
 import { chatPageErrors } from './errors.ts';
 
 /** The channel the chat page's people speak on. */
-export const CHAT_PAGE_CHANNEL = 'web';
+const CHAT_PAGE_CHANNEL = 'web';
 
 interface BasicCheck {
   authenticated: boolean;
@@ -19,15 +20,27 @@ interface BasicCheck {
  * linked to the account they proved — the account-linking a gateway does before its callback. Answers
  * the assistantId a conversation may then be bound to.
  */
-export function createChatSignIn(core: Core, users: UserService) {
+export function createChatSignIn(
+  settings: Pick<Config, 'SUBSYSTEM_TIMEOUT_MS'>,
+  {
+    clientApiUrl,
+    users,
+    audit,
+  }: {
+    /** client-api's base (its address and CLIENT_API_BASE_PATH), read per call: known once it listens. */
+    clientApiUrl: () => string;
+    users: UserService;
+    audit: Audit;
+  },
+) {
   return async (username: string, password: string): Promise<string> => {
-    const url = `${core.serviceUrl('client-api')}${core.config.CLIENT_API_BASE_PATH}/auth/web/users/authenticate`;
+    const url = `${clientApiUrl()}/auth/web/users/authenticate`;
     const answer = await callSubsystem<BasicCheck>(
       {
         subsystem: 'client-api',
         url,
         headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
-        timeoutMs: core.config.SUBSYSTEM_TIMEOUT_MS,
+        timeoutMs: settings.SUBSYSTEM_TIMEOUT_MS,
       },
       [401, 429],
     );
@@ -46,7 +59,9 @@ export function createChatSignIn(core: Core, users: UserService) {
       accountNumber: check.accountNumber,
       platformUserId: check.platformUserId,
     });
-    await core.audit('chat-page', 'assistant-user.link', user.assistantId);
+    await audit('chat-page', 'assistant-user.link', user.assistantId);
     return user.assistantId;
   };
 }
+
+export type ChatSignIn = ReturnType<typeof createChatSignIn>;

@@ -1,5 +1,6 @@
+import type { Logger } from 'pino';
 import Value from 'typebox/value';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { type ErrorBody, errorBody, ProblemError } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
@@ -46,7 +47,7 @@ export interface AgentClient {
 }
 
 /** Audience the agents server checks in the assistant's JWTs. */
-export const AGENTS_AUDIENCE = 'sintonia-agents';
+const AGENTS_AUDIENCE = 'sintonia-agents';
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, index) => 400 + index);
 
 function isErrorBody(value: unknown): value is ErrorBody {
@@ -85,15 +86,27 @@ function replyOf(body: unknown): AgentOutcome {
  * Calls `POST {AGENTS_URL}/agents/{DIRECTLINE_AGENT}/invoke` with a JWT the assistant signs. An answer in
  * the family error body is kept as the agent said it; an unreachable, slow or garbled server is 502.
  */
-export function createAgentClient(core: Core, signer: AssistantSigner): AgentClient {
-  const agent = encodeURIComponent(core.config.DIRECTLINE_AGENT);
+export function createAgentClient(
+  settings: Pick<Config, 'DIRECTLINE_AGENT' | 'MODEL_TIMEOUT_MS' | 'SUBSYSTEM_TIMEOUT_MS'>,
+  {
+    agentsUrl,
+    signer,
+    logger,
+  }: {
+    /** AGENTS_URL or where the agents server listens, read per call (known once it listens). */
+    agentsUrl: () => string;
+    signer: AssistantSigner;
+    logger: Logger;
+  },
+): AgentClient {
+  const agent = encodeURIComponent(settings.DIRECTLINE_AGENT);
   // A model answer may take MODEL_TIMEOUT_MS on the agents server; a subsystem timeout on top covers the rest.
-  const timeoutMs = core.config.MODEL_TIMEOUT_MS + core.config.SUBSYSTEM_TIMEOUT_MS;
+  const timeoutMs = settings.MODEL_TIMEOUT_MS + settings.SUBSYSTEM_TIMEOUT_MS;
 
   return {
     timeoutMs,
     async invoke({ input, conversationId, userId, assistantId, locale, attachments }) {
-      const base = (core.config.AGENTS_URL ?? core.serviceUrl('agents')).replace(/\/+$/, '');
+      const base = agentsUrl().replace(/\/+$/, '');
       // `assistant_id` tells the agent who is speaking; only a bound conversation's calls carry it.
       const jwt = await signer.sign(
         {
@@ -124,7 +137,7 @@ export function createAgentClient(core: Core, signer: AssistantSigner): AgentCli
         );
       } catch (error) {
         if (error instanceof ProblemError) {
-          core.logger.warn({ err: error.cause ?? error, conversationId }, 'the agents server failed');
+          logger.warn({ err: error.cause ?? error, conversationId }, 'the agents server failed');
           return { ok: false, status: error.status, body: error.toBody() };
         }
         throw error;

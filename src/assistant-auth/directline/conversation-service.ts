@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Core } from '../../core/core.ts';
-import { errorBody } from '../../core/errors.ts';
-import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
+import type { AnsweringWorker } from './answering-worker.ts';
 import {
   type Binding,
   type ChannelCredentials,
@@ -10,14 +8,13 @@ import {
   newUserId,
 } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
-import type { ConversationRow, DirectLineRepository, StoredFile } from './repository.ts';
-import type { Activity, ActivityInput, ConversationStartBody, StartBody } from './schemas.ts';
+import type { ChannelLinks } from './links.ts';
+import type { StoredFile } from './next-activity.ts';
+import type { ConversationRow, DirectLineRepository } from './repository.ts';
+import type { ActivityInput, ConversationStartBody, StartBody } from './schemas.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { Upload } from './upload.ts';
 
-/** The assistant as a Direct Line participant. */
-export const BOT_ACCOUNT = { id: 'sintonia-assistant', name: 'Sintonia', role: 'bot' };
-const TYPING_REPEAT_MS = 3000;
 const PAGE = 100;
 
 export interface TokenAnswer {
@@ -33,56 +30,20 @@ interface Dependencies {
   repository: DirectLineRepository;
   credentials: ChannelCredentials;
   hub: StreamHub;
-  agents: AgentClient;
+  links: ChannelLinks;
+  /** Answers the stored messages that ask the agent, in the background. */
+  answering: AnsweringWorker;
 }
 
 const parseWatermark = (watermark: string | undefined) => (watermark ? Number(watermark) : undefined);
 
-/** The rules of the embedded channel: who may do what to which conversation, and the bridge to the agent. */
-export function createConversationService(
-  core: Core,
-  { repository, credentials, hub, agents }: Dependencies,
-) {
-  const logger = core.logger.child({ component: 'directline' });
-  /** One agent call at a time per conversation, so answers come in the order of the questions. */
-  const queues = new Map<string, Promise<void>>();
-
-  const publicBase = () =>
-    (core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')).replace(/\/+$/, '');
-
-  function streamUrl(conversationId: string, ticket: string, afterSeq: number | undefined): string {
-    const query = new URLSearchParams({ t: ticket });
-    if (afterSeq !== undefined) query.set('watermark', String(afterSeq));
-    return `${publicBase().replace(/^http/, 'ws')}/v3/directline/conversations/${conversationId}/stream?${query}`;
-  }
-
-  /** Where an uploaded file is served: signed, so a browser's <img src> needs no Authorization header. */
-  const filesPath = (conversationId: string) => `/v3/directline/conversations/${conversationId}/files/`;
-  function contentUrl(conversationId: string, fileId: string): string {
-    const t = credentials.fileSignature(conversationId, fileId);
-    return `${publicBase()}${filesPath(conversationId)}${fileId}?t=${t}`;
-  }
-
-  /** The files of a stored message the agent should hear of: those uploaded to this conversation. */
-  function turnFiles(message: Activity): TurnFile[] {
-    const prefix = `${publicBase()}${filesPath(message.conversation.id)}`;
-    return (message.attachments ?? []).flatMap((attachment) => {
-      const { name, contentType, contentUrl: url, size } = attachment;
-      return typeof url === 'string' &&
-        url.startsWith(prefix) &&
-        typeof name === 'string' &&
-        typeof contentType === 'string' &&
-        typeof size === 'number'
-        ? [{ name, contentType, size, contentUrl: url }]
-        : [];
-    });
-  }
-
+/** The rules of the embedded channel: who may do what to which conversation. */
+export function createConversationService({ repository, credentials, hub, links, answering }: Dependencies) {
   async function conversationAnswer(row: ConversationRow, afterSeq?: number): Promise<ConversationAnswer> {
     const binding: Binding = { conversationId: row.id, userId: row.userId };
     const issued = await credentials.issueToken(binding);
     const ticket = await credentials.issueStreamTicket(binding);
-    return { conversationId: row.id, ...issued, streamUrl: streamUrl(row.id, ticket, afterSeq) };
+    return { conversationId: row.id, ...issued, streamUrl: links.stream(row.id, ticket, afterSeq) };
   }
 
   async function conversationFor(credential: Credential, conversationId: string): Promise<ConversationRow> {
@@ -92,108 +53,6 @@ export function createConversationService(
     const row = await repository.find(conversationId);
     if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
     return row;
-  }
-
-  function replyFrom(
-    outcome: AgentOutcome,
-  ): Pick<Activity, 'type' | 'text' | 'value' | 'channelData' | 'suggestedActions' | 'attachments'> {
-    if (outcome.ok) {
-      const { output, suggestedActions, attachments } = outcome;
-      return {
-        type: 'message',
-        text: output,
-        ...(suggestedActions ? { suggestedActions } : {}),
-        ...(attachments ? { attachments } : {}),
-      };
-    }
-    return {
-      type: 'message',
-      text: `The assistant could not answer: ${outcome.body.message}`,
-      // The family error body as the agents server (or we, for a failed call) said it.
-      value: outcome.body,
-      channelData: {
-        error: { status: outcome.status, ...(outcome.retryAfter ? { retryAfter: outcome.retryAfter } : {}) },
-      },
-    };
-  }
-
-  /** How long a process holds a pending message: twice its agent call's timeout, then others take it over. */
-  const claimMs = 2 * agents.timeoutMs;
-  /** This channel instance, as the holder of its claims. */
-  const owner = randomBytes(9).toString('base64url');
-  const claim = () => ({ by: owner, until: Date.now() + claimMs });
-
-  /** What answering a message needs of its conversation: who wrote it and whom it speaks for. */
-  type Speaking = Pick<ConversationRow, 'id' | 'userId' | 'assistantId'>;
-
-  async function answerMessage(row: Speaking, message: Activity, seq: number): Promise<void> {
-    await repository.renewClaims(row.id, claim());
-    const typing = () =>
-      hub.sendEphemeral(row.id, {
-        type: 'typing',
-        id: `${row.id}|typing-${randomBytes(4).toString('hex')}`,
-        timestamp: new Date().toISOString(),
-        channelId: 'directline',
-        conversation: { id: row.id },
-        from: BOT_ACCOUNT,
-        replyToId: message.id,
-      });
-    typing();
-    const repeat = setInterval(typing, TYPING_REPEAT_MS);
-    try {
-      const files = turnFiles(message);
-      const outcome = await agents
-        .invoke({
-          // A message of files alone is heard as their names: the agents' input is never empty.
-          input: message.text?.trim() || files.map((file) => file.name).join(', '),
-          conversationId: row.id,
-          userId: row.userId,
-          assistantId: row.assistantId,
-          ...(message.locale ? { locale: message.locale } : {}),
-          ...(files.length > 0 ? { attachments: files } : {}),
-        })
-        .catch((error: unknown): AgentOutcome => {
-          logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
-          return {
-            ok: false,
-            status: 500,
-            body: errorBody(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'),
-          };
-        });
-      const now = Date.now();
-      const stored = await repository.appendAnswer(
-        row.id,
-        now,
-        (id) => ({
-          ...replyFrom(outcome),
-          id,
-          timestamp: new Date(now).toISOString(),
-          channelId: 'directline',
-          conversation: { id: row.id },
-          from: BOT_ACCOUNT,
-          replyToId: message.id,
-        }),
-        { seq, by: owner },
-      );
-      if (stored) hub.notify(row.id);
-      else
-        logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
-    } finally {
-      clearInterval(repeat);
-    }
-  }
-
-  function enqueueAnswer(row: Speaking, message: Activity, seq: number): void {
-    const previous = queues.get(row.id) ?? Promise.resolve();
-    const next: Promise<void> = previous
-      .then(() => answerMessage(row, message, seq))
-      .catch((error: unknown) => {
-        logger.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
-      })
-      .finally(() => {
-        if (queues.get(row.id) === next) queues.delete(row.id);
-      });
-    queues.set(row.id, next);
   }
 
   return {
@@ -277,10 +136,10 @@ export function createConversationService(
           conversation: { id: row.id },
           from: { ...input.from, id: row.userId, role: 'user' },
         }),
-        asksAgent ? claim() : undefined,
+        asksAgent ? answering.claim() : undefined,
       );
       hub.notify(row.id);
-      if (asksAgent) enqueueAnswer(row, activity, seq);
+      if (asksAgent) answering.enqueue(row, activity, seq);
       return { id: activity.id };
     },
 
@@ -312,7 +171,7 @@ export function createConversationService(
           type: 'message',
           attachments: files.map((file) => ({
             contentType: file.contentType,
-            contentUrl: contentUrl(row.id, file.id),
+            contentUrl: links.file(row.id, file.id),
             name: file.name,
             size: file.size,
           })),
@@ -322,11 +181,11 @@ export function createConversationService(
           conversation: { id: row.id },
           from: { ...input.from, id: row.userId, role: 'user' },
         }),
-        claim(),
+        answering.claim(),
         files,
       );
       hub.notify(row.id);
-      enqueueAnswer(row, activity, seq);
+      answering.enqueue(row, activity, seq);
       return { id: activity.id };
     },
 
@@ -359,20 +218,6 @@ export function createConversationService(
     async ensureExists(conversationId: string): Promise<void> {
       if (!(await repository.find(conversationId)))
         throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
-    },
-
-    /** Answers the messages a dead process left pending (its claim ran out); returns how many. */
-    async recoverAbandoned(): Promise<number> {
-      const abandoned = await repository.claimAbandoned(Date.now(), claim(), 50);
-      for (const { seq, activity, userId, assistantId } of abandoned) {
-        enqueueAnswer({ id: activity.conversation.id, userId, assistantId }, activity, seq);
-      }
-      return abandoned.length;
-    },
-
-    /** Waits for the agent calls under way (on close). */
-    async drain(): Promise<void> {
-      await Promise.allSettled([...queues.values()]);
     },
   };
 }

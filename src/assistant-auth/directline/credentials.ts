@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { directLineErrors } from './errors.ts';
 
 /** Who is calling: the channel secret (any conversation) or a token bound to one conversation and user. */
@@ -41,8 +41,8 @@ export const STREAM_TICKET_TTL = 60;
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** The embedded channel's secret: derived from the master key, so every process agrees without storing it. */
-export function channelSecret(core: Core): string {
-  return core.key('directline-secret').toString('base64url');
+export function channelSecret(keys: { key(purpose: string): Buffer }): string {
+  return keys.key('directline-secret').toString('base64url');
 }
 
 export function newUserId(): string {
@@ -53,19 +53,36 @@ export function newConversationId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** The channel's secret and its keys, each derived from the master key for its own purpose. */
+export interface ChannelKeys {
+  secret: string;
+  tokenKey: Buffer;
+  streamKey: Buffer;
+  fileKey: Buffer;
+}
+
+/** The keys of the embedded channel, as every process of the family (same master key) derives them. */
+export function channelKeys(keys: { key(purpose: string): Buffer }): ChannelKeys {
+  return {
+    secret: channelSecret(keys),
+    tokenKey: keys.key('directline-token'),
+    streamKey: keys.key('directline-stream'),
+    fileKey: keys.key('directline-file'),
+  };
+}
+
 /**
  * Tokens are HS256 JWTs under a key derived from the master key, so every process of the family (same
  * master key) can check them without a lookup; stream tickets use a key of their own.
  */
-export function createChannelCredentials(core: Core): ChannelCredentials {
-  const tokenKey = core.key('directline-token');
-  const streamKey = core.key('directline-stream');
-  const fileKey = core.key('directline-file');
+export function createChannelCredentials(
+  { secret, tokenKey, streamKey, fileKey }: ChannelKeys,
+  settings: Pick<Config, 'DIRECTLINE_TOKEN_TTL'>,
+): ChannelCredentials {
   const fileSignature = (conversationId: string, fileId: string) =>
     createHmac('sha256', fileKey).update(`${conversationId}\n${fileId}`).digest('base64url');
-  const secret = channelSecret(core);
   const secretDigest = digest(secret);
-  const ttl = core.config.DIRECTLINE_TOKEN_TTL;
+  const ttl = settings.DIRECTLINE_TOKEN_TTL;
 
   // `user` as Direct Line's own tokens carry it: Web Chat and DirectLineJS read the user id from it.
   const sign = (binding: Binding, key: Uint8Array, audience: string, seconds: number) =>

@@ -1,11 +1,15 @@
-import type { Core } from '../../core/core.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../../core/config.ts';
+import type { EventBus } from '../../core/events/event-bus.ts';
 import type { ConversationChannel } from '../channel/conversation-channel.ts';
 import { periodic } from '../periodic.ts';
-import type { AssistantSigner } from '../signing/signer.ts';
-import { createAgentClient } from './agent-client.ts';
+import type { AgentClient } from './agent-client.ts';
+import type { AnswerClaimRepository } from './answer-claims.ts';
+import { createAnsweringWorker } from './answering-worker.ts';
 import { type ConversationService, createConversationService } from './conversation-service.ts';
-import { type ChannelCredentials, createChannelCredentials } from './credentials.ts';
-import { createDirectLineRepository } from './repository.ts';
+import type { ChannelCredentials } from './credentials.ts';
+import { createChannelLinks } from './links.ts';
+import type { DirectLineRepository } from './repository.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 
 const HOUR_MS = 3600_000;
@@ -25,36 +29,62 @@ export interface EmbeddedDirectLine {
   stop(): Promise<void>;
 }
 
-export function createEmbeddedDirectLine(core: Core, signer: AssistantSigner): EmbeddedDirectLine {
-  const repository = createDirectLineRepository(core.database);
-  const credentials = createChannelCredentials(core);
-  const hub = createStreamHub(repository, core.logger.child({ component: 'directline-stream' }), {
-    keepAliveMs: core.config.DIRECTLINE_KEEPALIVE_MS,
-    events: core.events,
+export interface EmbeddedDirectLineDependencies {
+  settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS'>;
+  conversationRepository: DirectLineRepository;
+  claimRepository: AnswerClaimRepository;
+  credentials: ChannelCredentials;
+  agents: AgentClient;
+  /** How every process learns that a conversation has something new for its stream. */
+  events: EventBus;
+  logger: Logger;
+  /** The service's public address (PUBLIC_BASE_URL or where it listens), read per call. */
+  address: () => string;
+}
+
+export function createEmbeddedDirectLine({
+  settings,
+  conversationRepository: repository,
+  claimRepository,
+  credentials,
+  agents,
+  events,
+  logger,
+  address,
+}: EmbeddedDirectLineDependencies): EmbeddedDirectLine {
+  const hub = createStreamHub(repository, logger.child({ component: 'directline-stream' }), {
+    keepAliveMs: settings.DIRECTLINE_KEEPALIVE_MS,
+    events,
   });
-  const agents = createAgentClient(core, signer);
-  const conversations = createConversationService(core, { repository, credentials, hub, agents });
+  const links = createChannelLinks(address, credentials.fileSignature);
+  const answering = createAnsweringWorker({
+    claims: claimRepository,
+    hub,
+    agents,
+    links,
+    logger: logger.child({ component: 'directline' }),
+  });
+  const conversations = createConversationService({ repository, credentials, hub, links, answering });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });
 
+  const retentionMs = settings.CHANNEL_RETENTION * 1000;
   const purge = periodic(
     async () => {
-      const retentionMs = core.config.CHANNEL_RETENTION * 1000;
       if (retentionMs === 0) return;
       const removed = await repository.purgeIdleBefore(Date.now() - retentionMs);
-      if (removed > 0) core.logger.info({ removed }, 'directline: removed idle conversations');
+      if (removed > 0) logger.info({ removed }, 'directline: removed idle conversations');
     },
-    Math.min(HOUR_MS, Math.max(60_000, core.config.CHANNEL_RETENTION * 1000)),
-    (error) => core.logger.warn({ err: error }, 'directline purge failed'),
+    Math.min(HOUR_MS, Math.max(60_000, retentionMs)),
+    (error) => logger.warn({ err: error }, 'directline purge failed'),
   );
   const recovery = periodic(
     async () => {
-      const taken = await conversations.recoverAbandoned();
-      if (taken > 0)
-        core.logger.warn({ taken }, 'directline: answering messages a stopped process left pending');
+      const taken = await answering.recoverAbandoned();
+      if (taken > 0) logger.warn({ taken }, 'directline: answering messages a stopped process left pending');
     },
     RECOVERY_SWEEP_MS,
-    (error) => core.logger.warn({ err: error }, 'directline recovery failed'),
+    (error) => logger.warn({ err: error }, 'directline recovery failed'),
   );
 
   return {
@@ -78,7 +108,7 @@ export function createEmbeddedDirectLine(core: Core, signer: AssistantSigner): E
       purge.stop();
       recovery.stop();
       hub.close();
-      await conversations.drain();
+      await answering.drain();
     },
   };
 }

@@ -6,7 +6,7 @@ import type { Operation } from '../operation.ts';
 import type { ConversationService } from './conversation-service.ts';
 import type { Credential } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
-import type { StoredFile } from './repository.ts';
+import type { StoredFile } from './next-activity.ts';
 import { conversationParams, fileParams, fileQuery, resourceResponseSchema, uploadQuery } from './schemas.ts';
 import { readUpload } from './upload.ts';
 

@@ -1,7 +1,5 @@
-import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
-import type { CoreTables } from '../../core/db/tables.ts';
-import { directLineErrors } from './errors.ts';
+import { type Claim, insertNextActivity, type StoredActivity, type StoredFile } from './next-activity.ts';
 import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
 
@@ -19,84 +17,11 @@ function isMissingReference(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
-export interface StoredActivity {
-  seq: number;
-  activity: Activity;
-}
-
-/** `abc123|0000007`: Direct Line's activity id shape, the conversation id and the sequence number. */
-export const activityId = (conversationId: string, seq: number) =>
-  `${conversationId}|${String(seq).padStart(7, '0')}`;
-
-/** A file uploaded to a conversation, as stored. */
-export interface StoredFile {
-  id: string;
-  name: string;
-  contentType: string;
-  size: number;
-  content: Buffer;
-}
-
-/** A process's hold on pending messages: who (a channel instance) and until when. */
-export interface Claim {
-  by: string;
-  until: number;
-}
-
-/** A pending message another process left, with whom its conversation belongs to. */
-export type AbandonedMessage = StoredActivity & Pick<ConversationRow, 'userId' | 'assistantId'>;
-
 export type DirectLineRepository = ReturnType<typeof createDirectLineRepository>;
 
+/** The embedded channel's conversations, their numbered activities and their uploaded files. */
 export function createDirectLineRepository(database: Database) {
   const db = database.db.withTables<DirectLineTables>();
-
-  async function insertNext(
-    trx: Transaction<CoreTables & DirectLineTables>,
-    conversationId: string,
-    now: number,
-    build: (id: string) => Activity,
-    claim?: Claim,
-    files: readonly StoredFile[] = [],
-  ): Promise<StoredActivity> {
-    const row = await trx
-      .updateTable('directline_conversations')
-      .set((eb) => ({ last_seq: eb('last_seq', '+', 1), last_activity_at: now }))
-      .where('id', '=', conversationId)
-      .returning('last_seq')
-      .executeTakeFirst();
-    if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
-    for (const file of files) {
-      await trx
-        .insertInto('directline_uploads')
-        .values({
-          id: file.id,
-          conversation_id: conversationId,
-          name: file.name,
-          content_type: file.contentType,
-          size: file.size,
-          content: file.content.toString('base64'),
-          created_at: now,
-        })
-        .execute();
-    }
-    const seq = Number(row.last_seq);
-    const activity = build(activityId(conversationId, seq));
-    await trx
-      .insertInto('directline_activities')
-      .values({
-        conversation_id: conversationId,
-        seq,
-        id: activity.id,
-        activity: JSON.stringify(activity),
-        created_at: now,
-        answer_state: claim ? 'pending' : null,
-        claimed_until: claim?.until ?? null,
-        claimed_by: claim?.by ?? null,
-      })
-      .execute();
-    return { seq, activity };
-  }
 
   return {
     /**
@@ -146,10 +71,9 @@ export function createDirectLineRepository(database: Database) {
     },
 
     /**
-     * Numbers and stores one activity. The sequence number is taken under the conversation row's lock
-     * in the same transaction, so a reader never sees seq n+1 committed before seq n. `awaitAnswer`
-     * stores a user message as pending under this process's claim; `files` (an upload's) are stored in
-     * the same transaction, so the activity never names a file that is not there.
+     * Numbers and stores one activity in a transaction of its own. `awaitAnswer` stores a user message
+     * as pending under this process's claim; `files` (an upload's) go in the same transaction, so the
+     * activity never names a file that is not there.
      */
     async append(
       conversationId: string,
@@ -160,7 +84,7 @@ export function createDirectLineRepository(database: Database) {
     ): Promise<StoredActivity> {
       return db
         .transaction()
-        .execute((trx) => insertNext(trx, conversationId, now, build, awaitAnswer, files));
+        .execute((trx) => insertNextActivity(trx, conversationId, now, build, awaitAnswer, files));
     },
 
     /** One file of one conversation: another conversation's file is not found here. */
@@ -180,89 +104,6 @@ export function createDirectLineRepository(database: Database) {
           content: Buffer.from(row.content, 'base64'),
         }
       );
-    },
-
-    /**
-     * Stores the answer to a pending message and marks the message done, in one transaction, if this
-     * process still holds its claim; undefined (nothing stored) when another process took it over.
-     */
-    async appendAnswer(
-      conversationId: string,
-      now: number,
-      build: (id: string) => Activity,
-      question: { seq: number; by: string },
-    ): Promise<StoredActivity | undefined> {
-      return db.transaction().execute(async (trx) => {
-        const marked = await trx
-          .updateTable('directline_activities')
-          .set({ answer_state: 'done', claimed_until: null, claimed_by: null })
-          .where('conversation_id', '=', conversationId)
-          .where('seq', '=', question.seq)
-          .where('answer_state', '=', 'pending')
-          .where('claimed_by', '=', question.by)
-          .executeTakeFirst();
-        if (Number(marked.numUpdatedRows) !== 1) return undefined;
-        return insertNext(trx, conversationId, now, build);
-      });
-    },
-
-    /** Extends this process's claims on the conversation's pending messages (they wait in its queue). */
-    async renewClaims(conversationId: string, claim: Claim): Promise<void> {
-      await db
-        .updateTable('directline_activities')
-        .set({ claimed_until: claim.until })
-        .where('conversation_id', '=', conversationId)
-        .where('answer_state', '=', 'pending')
-        .where('claimed_by', '=', claim.by)
-        .execute();
-    },
-
-    /**
-     * Takes over pending messages whose claim ran out (their process died): each is claimed with a
-     * conditional update, so of several processes sweeping at once only one answers it. Each comes
-     * with its conversation's user and speaker, as the agent must hear them.
-     */
-    async claimAbandoned(now: number, claim: Claim, limit: number): Promise<AbandonedMessage[]> {
-      const candidates = await db
-        .selectFrom('directline_activities')
-        .innerJoin(
-          'directline_conversations',
-          'directline_conversations.id',
-          'directline_activities.conversation_id',
-        )
-        .select([
-          'directline_activities.conversation_id',
-          'directline_activities.seq',
-          'directline_activities.activity',
-          'directline_activities.claimed_until',
-          'directline_conversations.user_id',
-          'directline_conversations.assistant_id',
-        ])
-        .where('directline_activities.answer_state', '=', 'pending')
-        .where('directline_activities.claimed_until', '<', now)
-        .orderBy('directline_activities.created_at')
-        .limit(limit)
-        .execute();
-      const claimed: AbandonedMessage[] = [];
-      for (const candidate of candidates) {
-        const result = await db
-          .updateTable('directline_activities')
-          .set({ claimed_until: claim.until, claimed_by: claim.by })
-          .where('conversation_id', '=', candidate.conversation_id)
-          .where('seq', '=', candidate.seq)
-          .where('answer_state', '=', 'pending')
-          .where('claimed_until', '=', candidate.claimed_until)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 1) {
-          claimed.push({
-            seq: Number(candidate.seq),
-            activity: JSON.parse(candidate.activity) as Activity,
-            userId: candidate.user_id,
-            assistantId: candidate.assistant_id,
-          });
-        }
-      }
-      return claimed;
     },
 
     async listAfter(conversationId: string, afterSeq: number, limit: number): Promise<StoredActivity[]> {
@@ -286,30 +127,20 @@ export function createDirectLineRepository(database: Database) {
         .deleteFrom('directline_conversations')
         .where('last_activity_at', '<', cutoff)
         .executeTakeFirst();
-      await db
-        .deleteFrom('directline_activities')
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('directline_conversations')
-                .select('directline_conversations.id')
-                .whereRef('directline_conversations.id', '=', 'directline_activities.conversation_id'),
+      for (const table of ['directline_activities', 'directline_uploads'] as const) {
+        await db
+          .deleteFrom(table)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('directline_conversations')
+                  .select('directline_conversations.id')
+                  .whereRef('directline_conversations.id', '=', `${table}.conversation_id`),
+              ),
             ),
-          ),
-        )
-        .execute();
-      await db
-        .deleteFrom('directline_uploads')
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('directline_conversations')
-                .select('directline_conversations.id')
-                .whereRef('directline_conversations.id', '=', 'directline_uploads.conversation_id'),
-            ),
-          ),
-        )
-        .execute();
+          )
+          .execute();
+      }
       return Number(result.numDeletedRows);
     },
   };

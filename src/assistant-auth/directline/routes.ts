@@ -66,7 +66,7 @@ export function directLineRoutes(app: App, api: AssistantAuth): void {
 }
 
 /** The operations, top to bottom; paths are relative to the scope's `/v3/directline`. */
-async function conversationRoutes(app: App, { core, directLine }: AssistantAuth): Promise<void> {
+async function conversationRoutes(app: App, { settings, directLine }: AssistantAuth): Promise<void> {
   if (!directLine) return;
   const { credentials, conversations, hub } = directLine;
   app.decorateRequest('directLineCredential', undefined);
@@ -189,7 +189,7 @@ async function conversationRoutes(app: App, { core, directLine }: AssistantAuth)
     app,
     conversations,
     { onRequest, who, described },
-    { uploadBytes: core.config.DIRECTLINE_UPLOAD_LIMIT, activityBytes: core.config.BODY_LIMIT },
+    { uploadBytes: settings.DIRECTLINE_UPLOAD_LIMIT, activityBytes: settings.BODY_LIMIT },
   );
   // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).
   app.get(

@@ -11,7 +11,7 @@ const configSchema = Type.Object(
 const tag = 'monitoring';
 
 /** `/ping` (gateway keys) and `/config` (any key); `/healthz` and `/metrics` come from the core app. */
-export function monitoringRoutes(app: App, { access, core }: AssistantAuth): void {
+export function monitoringRoutes(app: App, { access, settings }: AssistantAuth): void {
   app.get(
     '/ping',
     access.route(
@@ -26,6 +26,6 @@ export function monitoringRoutes(app: App, { access, core }: AssistantAuth): voi
       { id: 'getConfiguration', summary: 'The cloud storage subdomain.', tag, access: 'public' },
       { response: { 200: configSchema } },
     ),
-    async () => ({ cloudStorageSubdomain: core.config.CLOUD_STORAGE_SUBDOMAIN }),
+    async () => ({ cloudStorageSubdomain: settings.CLOUD_STORAGE_SUBDOMAIN }),
   );
 }

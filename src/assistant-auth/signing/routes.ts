@@ -37,7 +37,7 @@ const jwksSchema = Type.Object({ keys: Type.Array(jwkSchema) }, { $id: 'Jwks' })
 const tag = 'openid';
 
 /** The discovery document and the key set: no key needed, cacheable. */
-export function signingRoutes(app: App, { access, core, signer }: AssistantAuth): void {
+export function signingRoutes(app: App, { access, address, signer }: AssistantAuth): void {
   app.get(
     '/openid/issuer/.well-known/openid-configuration',
     access.route(
@@ -51,7 +51,7 @@ export function signingRoutes(app: App, { access, core, signer }: AssistantAuth)
       { response: { 200: discoverySchema } },
     ),
     async (_request, reply) => {
-      const base = core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth');
+      const base = address();
       reply.header('cache-control', 'public, max-age=3600');
       return {
         issuer: signer.issuer(),

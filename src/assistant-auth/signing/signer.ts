@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
-import { assistantIssuer } from '../../core/assistant-tokens.ts';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
+import type { Database } from '../../core/db/database.ts';
 import { decrypt } from '../../core/secrets.ts';
 import {
   createSigningKeyRepository,
@@ -29,21 +29,34 @@ export interface AssistantSigner {
   jwks(): Promise<{ keys: PublishedJwk[] }>;
 }
 
+/** What the signer reads of its process: a process of the family (its core) is one. */
+export interface SignerSource {
+  readonly config: Pick<Config, 'PUBLIC_BASE_URL' | 'SIGNED_TOKEN_TTL' | 'SIGNING_KEYS_SECRET'>;
+  key(purpose: string): Buffer;
+  /** Read per call: the service's own address is known only once it listens. */
+  serviceUrl(name: 'assistant-auth'): string;
+  readonly database: Database;
+}
+
 /**
  * The assistant's signer. Keys are read from the database at each call, so a rotation by the CLI applies
- * at once. Without a repository it reads the core's database (the agents' tests sign this way).
+ * at once. Without a repository it reads the process's database (the agents' tests sign this way).
  */
 export function createAssistantSigner(
-  core: Core,
-  repository: SigningKeyRepository = createSigningKeyRepository(core.database),
+  source: SignerSource,
+  repository: SigningKeyRepository = createSigningKeyRepository(source.database),
 ): AssistantSigner {
+  const { config } = source;
+  const sealingKey = signingKeysSecret(source);
+  // The issuer as the verifiers expect it (core's assistantIssuer): the service's public address.
+  const issuer = () => `${config.PUBLIC_BASE_URL ?? source.serviceUrl('assistant-auth')}/openid/issuer`;
   // Imported private keys by kid: importing is the costly part, and a kid never changes its key.
   const imported = new Map<string, CryptoKey | Uint8Array>();
 
   async function privateKey(kid: string, sealed: string, alg: SigningAlgorithm) {
     let key = imported.get(kid);
     if (!key) {
-      const jwk = JSON.parse(decrypt(signingKeysSecret(core), sealed, kid).toString('utf8')) as JWK;
+      const jwk = JSON.parse(decrypt(sealingKey, sealed, kid).toString('utf8')) as JWK;
       key = await importJWK(jwk, alg);
       imported.set(kid, key);
     }
@@ -51,10 +64,10 @@ export function createAssistantSigner(
   }
 
   return {
-    issuer: () => assistantIssuer(core),
+    issuer,
     async sign(claims, options) {
       const alg = options.alg ?? 'ES256';
-      const ttl = options.ttlSeconds ?? core.config.SIGNED_TOKEN_TTL;
+      const ttl = options.ttlSeconds ?? config.SIGNED_TOKEN_TTL;
       if (!Number.isInteger(ttl) || ttl <= 0 || ttl > MAX_SIGNED_TTL_SECONDS) {
         throw new RangeError(`ttlSeconds must be an integer between 1 and ${MAX_SIGNED_TTL_SECONDS}`);
       }
@@ -64,7 +77,7 @@ export function createAssistantSigner(
       const issuedAt = Math.floor(now / 1000);
       return new SignJWT({ jti: randomUUID(), ...claims })
         .setProtectedHeader({ alg, kid: key.kid, typ: 'JWT' })
-        .setIssuer(assistantIssuer(core))
+        .setIssuer(issuer())
         .setAudience(options.audience)
         .setIssuedAt(issuedAt)
         .setExpirationTime(issuedAt + ttl)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { encrypt, parseKey } from '../../core/secrets.ts';
 import {
   type PublishedJwk,
@@ -13,9 +13,12 @@ import {
 export const MAX_SIGNED_TTL_SECONDS = 86_400;
 
 /** The key that seals private keys at rest: SIGNING_KEYS_SECRET, else one derived from the master key. */
-export function signingKeysSecret(core: Core): Buffer {
-  const configured = core.config.SIGNING_KEYS_SECRET;
-  return configured ? parseKey(configured) : core.key('signing-keys');
+export function signingKeysSecret(source: {
+  config: Pick<Config, 'SIGNING_KEYS_SECRET'>;
+  key(purpose: string): Buffer;
+}): Buffer {
+  const configured = source.config.SIGNING_KEYS_SECRET;
+  return configured ? parseKey(configured) : source.key('signing-keys');
 }
 
 export interface Rotation {
@@ -25,14 +28,17 @@ export interface Rotation {
 }
 
 /** The life of the assistant's signing keys: created at first start, rotated by the CLI. */
-export function createSigningKeys(core: Core, repository: SigningKeyRepository) {
+export function createSigningKeys(
+  settings: Pick<Config, 'SIGNING_KEY_PUBLISH_LEAD'>,
+  { repository, sealingKey }: { repository: SigningKeyRepository; sealingKey: Buffer },
+) {
   async function newKey(alg: SigningAlgorithm, activatesAt: number) {
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
     const kid = `${alg.toLowerCase()}-${randomBytes(12).toString('base64url')}`;
     const exported = await exportJWK(publicKey);
     const publicJwk: PublishedJwk = { ...exported, kty: exported.kty ?? '', kid, alg, use: 'sig' };
     const privateJwk = await exportJWK(privateKey);
-    const privateJwkSealed = encrypt(signingKeysSecret(core), JSON.stringify(privateJwk), kid);
+    const privateJwkSealed = encrypt(sealingKey, JSON.stringify(privateJwk), kid);
     return { kid, alg, publicJwk, privateJwkSealed, activatesAt };
   }
 
@@ -60,7 +66,7 @@ export function createSigningKeys(core: Core, repository: SigningKeyRepository) 
      */
     async rotate(now = Date.now()): Promise<Rotation> {
       const pruned = await repository.pruneRetired(now);
-      const activatesAt = now + core.config.SIGNING_KEY_PUBLISH_LEAD * 1000;
+      const activatesAt = now + settings.SIGNING_KEY_PUBLISH_LEAD * 1000;
       const created: Rotation['created'] = [];
       let retiring = 0;
       for (const alg of signingAlgorithms) {

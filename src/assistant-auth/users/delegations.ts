@@ -1,4 +1,4 @@
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import {
   CLIENT_API_AUDIENCE,
   type DelegationClaims,
@@ -6,6 +6,7 @@ import {
   delegationScopes,
   MAX_DELEGATION_TTL_SECONDS,
 } from '../../core/delegation.ts';
+import type { Audit } from '../audit.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
 import type { Delegation } from './schemas.ts';
 import type { UserService } from './service.ts';
@@ -14,8 +15,11 @@ import type { UserService } from './service.ts';
  * Delegated tokens: the assistant runtime asks for one to act on the pay-TV account its user is linked
  * to; client-api verifies it against the assistant's published keys. Only this service holds the keys.
  */
-export function createDelegations(core: Core, users: UserService, signer: AssistantSigner) {
-  const ttlSeconds = Math.min(core.config.DELEGATION_TTL, MAX_DELEGATION_TTL_SECONDS);
+export function createDelegations(
+  settings: Pick<Config, 'DELEGATION_TTL'>,
+  { users, signer, audit }: { users: UserService; signer: AssistantSigner; audit: Audit },
+) {
+  const ttlSeconds = Math.min(settings.DELEGATION_TTL, MAX_DELEGATION_TTL_SECONDS);
   return {
     /** A token for the user's linked account; 409 ASSISTANT_USER_NOT_LINKED when it has none. */
     async issue(
@@ -33,7 +37,7 @@ export function createDelegations(core: Core, users: UserService, signer: Assist
         act: { sub: actor },
       };
       const token = await signer.sign({ ...claims }, { audience: CLIENT_API_AUDIENCE, ttlSeconds });
-      await core.audit(actor, 'assistant-user.delegate', assistantId);
+      await audit(actor, 'assistant-user.delegate', assistantId);
       return {
         token,
         tokenType: 'Bearer',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Core } from '../../core/core.ts';
+import type { Config } from '../../core/config.ts';
 import { decrypt, encrypt, keyedHash } from '../../core/secrets.ts';
+import type { Audit } from '../audit.ts';
 import { userErrors } from './errors.ts';
 import type { IdentityQueries, UserRepository, UserRow } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
@@ -43,20 +44,37 @@ export interface ChannelIdentity {
   phoneNumber?: string;
 }
 
+/** The keys of assistant users' hashed and sealed columns, each derived from the master key for its purpose. */
+export interface UserKeys {
+  subject: Buffer;
+  phoneHash: Buffer;
+  phone: Buffer;
+  link: Buffer;
+}
+
+export function userKeys(keys: { key(purpose: string): Buffer }): UserKeys {
+  return {
+    subject: keys.key('assistant-subject'),
+    phoneHash: keys.key('assistant-phone-hash'),
+    phone: keys.key('assistant-phone'),
+    link: keys.key('assistant-account-link'),
+  };
+}
+
 /** The rules of assistant users: lifetimes per channel, one person's ids tied by assistantIdGlobal. */
-export function createUserService(core: Core, repository: UserRepository) {
-  const ttls = parseChannelTtls(core.config.ASSISTANT_ID_TTL_BY_CHANNEL);
-  const ttlMs = (channel: string) => (ttls.get(channel) ?? core.config.ASSISTANT_ID_TTL) * 1000;
+export function createUserService(
+  settings: Pick<Config, 'ASSISTANT_ID_TTL_BY_CHANNEL' | 'ASSISTANT_ID_TTL' | 'ASSISTANT_USER_RETENTION'>,
+  { repository, keys, audit }: { repository: UserRepository; keys: UserKeys; audit: Audit },
+) {
+  const ttls = parseChannelTtls(settings.ASSISTANT_ID_TTL_BY_CHANNEL);
+  const ttlMs = (channel: string) => (ttls.get(channel) ?? settings.ASSISTANT_ID_TTL) * 1000;
   const subjectHash = (channel: string, identity: string) =>
-    keyedHash(core.key('assistant-subject'), `${channel}\n${identity}`);
-  const phoneHash = (phone: string) => keyedHash(core.key('assistant-phone-hash'), phone);
+    keyedHash(keys.subject, `${channel}\n${identity}`);
+  const phoneHash = (phone: string) => keyedHash(keys.phoneHash, phone);
   const phoneColumns = (assistantId: string, phone: string | undefined) =>
     phone === undefined
       ? { phone_hash: null, phone_sealed: null }
-      : {
-          phone_hash: phoneHash(phone),
-          phone_sealed: encrypt(core.key('assistant-phone'), phone, assistantId),
-        };
+      : { phone_hash: phoneHash(phone), phone_sealed: encrypt(keys.phone, phone, assistantId) };
   const unlinked = { link_sealed: null, linked_at: null };
 
   /** The person's assistantIdGlobal: from an earlier id of the same identity, else the same phone, else new. */
@@ -72,11 +90,10 @@ export function createUserService(core: Core, repository: UserRepository) {
   }
 
   // The link is sealed with the assistantId as associated data: a sealed link copied to another row opens nowhere.
-  const linkKey = () => core.key('assistant-account-link');
   const linkOf = (row: UserRow): AccountLink | undefined =>
     row.link_sealed === null
       ? undefined
-      : (JSON.parse(decrypt(linkKey(), row.link_sealed, row.assistant_id).toString('utf8')) as AccountLink);
+      : (JSON.parse(decrypt(keys.link, row.link_sealed, row.assistant_id).toString('utf8')) as AccountLink);
   const present = (row: UserRow) => toAssistantUser(row, linkOf(row));
 
   /** The record of a valid user; 404 when unknown, 410 when its assistantId has expired. */
@@ -175,7 +192,7 @@ export function createUserService(core: Core, repository: UserRepository) {
     /** Links the valid user to the pay-TV account the gateway authenticated (a new link replaces the old). */
     async link(assistantId: string, link: AccountLink, at = Date.now()): Promise<AssistantUser> {
       const row = await validRow(assistantId);
-      const sealed = encrypt(linkKey(), JSON.stringify(link), assistantId);
+      const sealed = encrypt(keys.link, JSON.stringify(link), assistantId);
       await repository.setLink(assistantId, sealed, at);
       return present({ ...row, link_sealed: sealed, linked_at: at });
     },
@@ -205,14 +222,14 @@ export function createUserService(core: Core, repository: UserRepository) {
 
     /** Removes records expired for longer than ASSISTANT_USER_RETENTION; returns how many. */
     async purgeExpired(now = Date.now()): Promise<number> {
-      return repository.purgeExpiredBefore(now - core.config.ASSISTANT_USER_RETENTION * 1000);
+      return repository.purgeExpiredBefore(now - settings.ASSISTANT_USER_RETENTION * 1000);
     },
 
     /** Data-protection erasure: every record of the person; the audit line holds no personal data. */
     async eraseByPhone(phone: string, actor: string): Promise<number> {
       const removed = await repository.erasePerson(phoneHash(phone));
       if (removed === 0) throw userErrors.PHONE_NUMBER_NOT_FOUND();
-      await core.audit(actor, 'assistant-user.erase-by-phone', `${removed} records`);
+      await audit(actor, 'assistant-user.erase-by-phone', `${removed} records`);
       return removed;
     },
   };

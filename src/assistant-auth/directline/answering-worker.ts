@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { errorBody } from '../../core/errors.ts';
+import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
+import type { AnswerClaimRepository } from './answer-claims.ts';
+import type { ChannelLinks } from './links.ts';
+import type { Claim } from './next-activity.ts';
+import type { ConversationRow } from './repository.ts';
+import type { Activity } from './schemas.ts';
+import type { StreamHub } from './stream-hub.ts';
+
+/** The assistant as a Direct Line participant. */
+const BOT_ACCOUNT = { id: 'sintonia-assistant', name: 'Sintonia', role: 'bot' };
+const TYPING_REPEAT_MS = 3000;
+/** How many abandoned messages one recovery sweep takes over. */
+const RECOVERY_BATCH = 50;
+
+/** What answering a message needs of its conversation: who wrote it and whom it speaks for. */
+type Speaking = Pick<ConversationRow, 'id' | 'userId' | 'assistantId'>;
+
+export interface AnsweringWorker {
+  /** A hold for this process on a message it stores pending and will answer. */
+  claim(): Claim;
+  /** Queues the agent call for a stored pending message behind the conversation's earlier ones. */
+  enqueue(row: Speaking, message: Activity, seq: number): void;
+  /** Answers the messages a dead process left pending (its claim ran out); returns how many. */
+  recoverAbandoned(): Promise<number>;
+  /** Waits for the agent calls under way (on close). */
+  drain(): Promise<void>;
+}
+
+interface Dependencies {
+  claims: AnswerClaimRepository;
+  hub: StreamHub;
+  agents: AgentClient;
+  links: ChannelLinks;
+  logger: Logger;
+}
+
+function replyFrom(
+  outcome: AgentOutcome,
+): Pick<Activity, 'type' | 'text' | 'value' | 'channelData' | 'suggestedActions' | 'attachments'> {
+  if (outcome.ok) {
+    const { output, suggestedActions, attachments } = outcome;
+    return {
+      type: 'message',
+      text: output,
+      ...(suggestedActions ? { suggestedActions } : {}),
+      ...(attachments ? { attachments } : {}),
+    };
+  }
+  return {
+    type: 'message',
+    text: `The assistant could not answer: ${outcome.body.message}`,
+    // The family error body as the agents server (or we, for a failed call) said it.
+    value: outcome.body,
+    channelData: {
+      error: { status: outcome.status, ...(outcome.retryAfter ? { retryAfter: outcome.retryAfter } : {}) },
+    },
+  };
+}
+
+/**
+ * Answers the stored user messages in the background: one agent call at a time per conversation, so
+ * answers come in the order of the questions; typing shown while it waits; each message held under a
+ * claim that another process takes over when this one dies.
+ */
+export function createAnsweringWorker({ claims, hub, agents, links, logger }: Dependencies): AnsweringWorker {
+  const queues = new Map<string, Promise<void>>();
+  /** How long a process holds a pending message: twice its agent call's timeout, then others take it over. */
+  const claimMs = 2 * agents.timeoutMs;
+  /** This channel instance, as the holder of its claims. */
+  const owner = randomBytes(9).toString('base64url');
+  const claim = () => ({ by: owner, until: Date.now() + claimMs });
+
+  /** The files of a stored message the agent should hear of: those uploaded to this conversation. */
+  function turnFiles(message: Activity): TurnFile[] {
+    const prefix = links.filesOf(message.conversation.id);
+    return (message.attachments ?? []).flatMap((attachment) => {
+      const { name, contentType, contentUrl: url, size } = attachment;
+      return typeof url === 'string' &&
+        url.startsWith(prefix) &&
+        typeof name === 'string' &&
+        typeof contentType === 'string' &&
+        typeof size === 'number'
+        ? [{ name, contentType, size, contentUrl: url }]
+        : [];
+    });
+  }
+
+  async function answerMessage(row: Speaking, message: Activity, seq: number): Promise<void> {
+    await claims.renewClaims(row.id, claim());
+    const typing = () =>
+      hub.sendEphemeral(row.id, {
+        type: 'typing',
+        id: `${row.id}|typing-${randomBytes(4).toString('hex')}`,
+        timestamp: new Date().toISOString(),
+        channelId: 'directline',
+        conversation: { id: row.id },
+        from: BOT_ACCOUNT,
+        replyToId: message.id,
+      });
+    typing();
+    const repeat = setInterval(typing, TYPING_REPEAT_MS);
+    try {
+      const files = turnFiles(message);
+      const outcome = await agents
+        .invoke({
+          // A message of files alone is heard as their names: the agents' input is never empty.
+          input: message.text?.trim() || files.map((file) => file.name).join(', '),
+          conversationId: row.id,
+          userId: row.userId,
+          assistantId: row.assistantId,
+          ...(message.locale ? { locale: message.locale } : {}),
+          ...(files.length > 0 ? { attachments: files } : {}),
+        })
+        .catch((error: unknown): AgentOutcome => {
+          logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
+          return {
+            ok: false,
+            status: 500,
+            body: errorBody(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'),
+          };
+        });
+      const now = Date.now();
+      const stored = await claims.appendAnswer(
+        row.id,
+        now,
+        (id) => ({
+          ...replyFrom(outcome),
+          id,
+          timestamp: new Date(now).toISOString(),
+          channelId: 'directline',
+          conversation: { id: row.id },
+          from: BOT_ACCOUNT,
+          replyToId: message.id,
+        }),
+        { seq, by: owner },
+      );
+      if (stored) hub.notify(row.id);
+      else
+        logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
+    } finally {
+      clearInterval(repeat);
+    }
+  }
+
+  function enqueue(row: Speaking, message: Activity, seq: number): void {
+    const previous = queues.get(row.id) ?? Promise.resolve();
+    const next: Promise<void> = previous
+      .then(() => answerMessage(row, message, seq))
+      .catch((error: unknown) => {
+        logger.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
+      })
+      .finally(() => {
+        if (queues.get(row.id) === next) queues.delete(row.id);
+      });
+    queues.set(row.id, next);
+  }
+
+  return {
+    claim,
+    enqueue,
+    async recoverAbandoned() {
+      const abandoned = await claims.claimAbandoned(Date.now(), claim(), RECOVERY_BATCH);
+      for (const { seq, activity, userId, assistantId } of abandoned) {
+        enqueue({ id: activity.conversation.id, userId, assistantId }, activity, seq);
+      }
+      return abandoned.length;
+    },
+    async drain() {
+      await Promise.allSettled([...queues.values()]);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Transaction } from 'kysely';
+import type { CoreTables } from '../../core/db/tables.ts';
+import { directLineErrors } from './errors.ts';
+import type { Activity } from './schemas.ts';
+import type { DirectLineTables } from './tables.ts';
+
+export interface StoredActivity {
+  seq: number;
+  activity: Activity;
+}
+
+/** A file uploaded to a conversation, as stored. */
+export interface StoredFile {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  content: Buffer;
+}
+
+/** A process's hold on pending messages: who (a channel instance) and until when. */
+export interface Claim {
+  by: string;
+  until: number;
+}
+
+/** `abc123|0000007`: Direct Line's activity id shape, the conversation id and the sequence number. */
+const activityId = (conversationId: string, seq: number) =>
+  `${conversationId}|${String(seq).padStart(7, '0')}`;
+
+/**
+ * Numbers and stores one activity inside the caller's transaction: the sequence number is taken under
+ * the conversation row's lock, so a reader never sees seq n+1 committed before seq n. With a `claim` the
+ * activity is stored pending an answer; its `files` go in the same transaction.
+ */
+export async function insertNextActivity(
+  trx: Transaction<CoreTables & DirectLineTables>,
+  conversationId: string,
+  now: number,
+  build: (id: string) => Activity,
+  claim?: Claim,
+  files: readonly StoredFile[] = [],
+): Promise<StoredActivity> {
+  const row = await trx
+    .updateTable('directline_conversations')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', 1), last_activity_at: now }))
+    .where('id', '=', conversationId)
+    .returning('last_seq')
+    .executeTakeFirst();
+  if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+  for (const file of files) {
+    await trx
+      .insertInto('directline_uploads')
+      .values({
+        id: file.id,
+        conversation_id: conversationId,
+        name: file.name,
+        content_type: file.contentType,
+        size: file.size,
+        content: file.content.toString('base64'),
+        created_at: now,
+      })
+      .execute();
+  }
+  const seq = Number(row.last_seq);
+  const activity = build(activityId(conversationId, seq));
+  await trx
+    .insertInto('directline_activities')
+    .values({
+      conversation_id: conversationId,
+      seq,
+      id: activity.id,
+      activity: JSON.stringify(activity),
+      created_at: now,
+      answer_state: claim ? 'pending' : null,
+      claimed_until: claim?.until ?? null,
+      claimed_by: claim?.by ?? null,
+    })
+    .execute();
+  return { seq, activity };
+}

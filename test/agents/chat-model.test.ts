@@ -172,7 +172,9 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
       message,
       errors: [{ type: 'AGENT_EXTERNAL_SERVICE_ERROR', message }],
     });
-    assert.ok(elapsed >= TIMEOUT_MS - 20 && elapsed < TIMEOUT_MS + 1500, `took ${elapsed} ms`);
+    // It waited the whole timeout, and the timeout (not a socket's minutes-long one) ended it; the upper
+    // bound is loose for a busy machine.
+    assert.ok(elapsed >= TIMEOUT_MS - 20 && elapsed < TIMEOUT_MS + 10_000, `took ${elapsed} ms`);
   });
 });
 

@@ -16,13 +16,13 @@ export interface ChatApp {
 }
 
 /** The agents server with its chat agent over a fake OpenAI-compatible model endpoint. */
-export async function startChatApp(): Promise<ChatApp> {
+export async function startChatApp(timeoutMs = TIMEOUT_MS): Promise<ChatApp> {
   const model = await startModelServer();
   const test = await createTestApp('agents', {
     MODEL_BASE_URL: model.baseUrl,
     MODEL_API_KEY: MODEL_KEY,
     MODEL_NAME: 'test-model',
-    MODEL_TIMEOUT_MS: String(TIMEOUT_MS),
+    MODEL_TIMEOUT_MS: String(timeoutMs),
   });
   const headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'chat-test')).key };
   const url = await test.app.listen({ host: '127.0.0.1', port: 0 });

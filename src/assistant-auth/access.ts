@@ -7,7 +7,7 @@ import { callbackErrors } from './callbacks/errors.ts';
 import { type Operation, operation } from './operation.ts';
 
 /**
- * The contract's access classes: internal → runtime keys; gateway-published → gateway keys; both → either;
+ * The routes' access classes: internal → runtime keys; gateway-published → gateway keys; both → either;
  * public → any valid key; callback and open → no key looked at (a callback carries its ciphered parameter).
  */
 export type AccessClass = 'internal' | 'gateway' | 'internal-or-gateway' | 'public' | 'callback' | 'open';
@@ -61,7 +61,7 @@ const requireCallbackData: onRequestAsyncHookHandler = async (request) => {
   if (data === undefined || data === '') throw callbackErrors.CALLBACK_PARAMETER_MISSING();
 };
 
-export type AccessRoute = <S extends RouteSchema>(
+type AccessRoute = <S extends RouteSchema>(
   options: Omit<Operation, 'access'> & { access: AccessClass },
   schema: S,
 ) => { onRequest: onRequestAsyncHookHandler[]; schema: S };

@@ -25,10 +25,10 @@ const callbackPayloadSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CallbackPayload = Static<typeof callbackPayloadSchema>;
+type CallbackPayload = Static<typeof callbackPayloadSchema>;
 
 /** Where the gateway's key comes from: a process of the family (its core) is one. */
-export interface CallbackKeySource {
+interface CallbackKeySource {
   readonly config: Pick<Config, 'GATEWAY_CALLBACK_KEY'>;
   key(purpose: string): Buffer;
 }
@@ -94,5 +94,3 @@ export function createCallbackParams(
     },
   };
 }
-
-export type CallbackParams = ReturnType<typeof createCallbackParams>;

@@ -1,9 +1,9 @@
 /**
  * The page's own script, served as a file (the page runs no inline script). It asks the service for a
  * conversation token (anonymous, or after the person signs in, bound to them), then hands the stock Web
- * Chat that token, the Direct Line base the service named,
- * the transport (`?transport=polling` for HTTP polling instead of the websocket) and the page's style
- * nonce, which Web Chat puts on the style elements it creates so the page's CSP allows them.
+ * Chat that token, the Direct Line base the service named, the transport (`?transport=polling` for HTTP
+ * polling instead of the websocket) and the page's style nonce, which Web Chat puts on the style
+ * elements it creates so the page's CSP allows them.
  */
 export const pageScript = `'use strict';
 (function () {

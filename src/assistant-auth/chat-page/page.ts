@@ -14,7 +14,7 @@ export const newNonce = () => randomBytes(18).toString('base64');
  * to those of the scroller it embeds (react-scroll-to-bottom), which are empty and filled through the
  * CSSOM (insertRule), which CSP does not govern; allowing empty content allows nothing else.
  */
-export const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='";
+const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='";
 
 /**
  * What the page may do: its own scripts and style sheet (no inline script at all), the style elements

@@ -63,5 +63,3 @@ export function createChatSignIn(
     return user.assistantId;
   };
 }
-
-export type ChatSignIn = ReturnType<typeof createChatSignIn>;

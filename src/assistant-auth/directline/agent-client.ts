@@ -20,7 +20,7 @@ export interface TurnFile {
 }
 
 /** The agent's answer as the channel carries it into a bot activity. */
-export interface AgentReply {
+interface AgentReply {
   output: string;
   suggestedActions?: SuggestedActions;
   attachments?: ReplyAttachment[];

@@ -5,7 +5,7 @@ import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
 
 /** A pending message another process left, with whom its conversation belongs to. */
-export type AbandonedMessage = StoredActivity & Pick<ConversationRow, 'userId' | 'assistantId'>;
+type AbandonedMessage = StoredActivity & Pick<ConversationRow, 'userId' | 'assistantId'>;
 
 export type AnswerClaimRepository = ReturnType<typeof createAnswerClaimRepository>;
 

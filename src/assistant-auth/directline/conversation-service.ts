@@ -37,6 +37,12 @@ interface Dependencies {
 
 const parseWatermark = (watermark: string | undefined) => (watermark ? Number(watermark) : undefined);
 
+/** A new conversation for the user the body names, else a new user. */
+const newBinding = (body: StartBody | ConversationStartBody): Binding => ({
+  conversationId: newConversationId(),
+  userId: body?.user?.id ?? newUserId(),
+});
+
 /** The rules of the embedded channel: who may do what to which conversation. */
 export function createConversationService({ repository, credentials, hub, links, answering }: Dependencies) {
   async function conversationAnswer(row: ConversationRow, afterSeq?: number): Promise<ConversationAnswer> {
@@ -59,7 +65,7 @@ export function createConversationService({ repository, credentials, hub, links,
     /** tokens/generate: a token for a new conversation (started by its first `POST /conversations`). */
     async generate(credential: Credential, body: StartBody): Promise<TokenAnswer> {
       if (credential.kind !== 'secret') throw directLineErrors.DIRECTLINE_SECRET_REQUIRED();
-      const binding = { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+      const binding = newBinding(body);
       return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
     },
 
@@ -69,7 +75,7 @@ export function createConversationService({ repository, credentials, hub, links,
      * Undefined when the speaker was removed meanwhile.
      */
     async generateFor(speaker: string, body: StartBody): Promise<TokenAnswer | undefined> {
-      const binding = { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+      const binding = newBinding(body);
       const stored = await repository.start(binding.conversationId, binding.userId, Date.now(), speaker);
       if (stored === 'speaker-gone') return undefined;
       return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
@@ -77,8 +83,7 @@ export function createConversationService({ repository, credentials, hub, links,
 
     /** /token/wss for a person (never a Direct Line route): a new conversation bound to its speaker. */
     async startFor(speaker: string, body: StartBody): Promise<ConversationAnswer | undefined> {
-      const conversationId = newConversationId();
-      const userId = body?.user?.id ?? newUserId();
+      const { conversationId, userId } = newBinding(body);
       const stored = await repository.start(conversationId, userId, Date.now(), speaker);
       if (stored === 'speaker-gone') return undefined;
       return conversationAnswer({ id: conversationId, userId, lastSeq: 0, assistantId: speaker });
@@ -101,7 +106,7 @@ export function createConversationService({ repository, credentials, hub, links,
       const binding =
         credential.kind === 'token'
           ? { conversationId: credential.conversationId, userId: credential.userId }
-          : { conversationId: newConversationId(), userId: body?.user?.id ?? newUserId() };
+          : newBinding(body);
       // No speaker here: a conversation is bound by /token or /token/wss only, never through Direct Line.
       const created = (await repository.start(binding.conversationId, binding.userId, Date.now())) === true;
       const row = await conversationFor(credential, binding.conversationId);

@@ -13,7 +13,7 @@ export interface Binding {
   userId: string;
 }
 
-export interface IssuedToken {
+interface IssuedToken {
   token: string;
   expires_in: number;
 }
@@ -36,7 +36,7 @@ export interface ChannelCredentials {
 const TOKEN_AUDIENCE = 'sintonia-directline';
 const STREAM_AUDIENCE = 'sintonia-directline-stream';
 /** Direct Line asks clients to connect within 60 s of getting a streamUrl. */
-export const STREAM_TICKET_TTL = 60;
+const STREAM_TICKET_TTL = 60;
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -54,7 +54,7 @@ export function newConversationId(): string {
 }
 
 /** The channel's secret and its keys, each derived from the master key for its own purpose. */
-export interface ChannelKeys {
+interface ChannelKeys {
   secret: string;
   tokenKey: Buffer;
   streamKey: Buffer;

@@ -29,7 +29,7 @@ export interface EmbeddedDirectLine {
   stop(): Promise<void>;
 }
 
-export interface EmbeddedDirectLineDependencies {
+interface EmbeddedDirectLineDependencies {
   settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS'>;
   conversationRepository: DirectLineRepository;
   claimRepository: AnswerClaimRepository;

@@ -11,7 +11,7 @@ import { conversationParams, fileParams, fileQuery, resourceResponseSchema, uplo
 import { readUpload } from './upload.ts';
 
 /** What the conversation routes share with these: the bearer check and the operation describer. */
-export interface BearerRoutes {
+interface BearerRoutes {
   onRequest: (request: FastifyRequest) => Promise<void>;
   who: (request: FastifyRequest) => Credential;
   described: <S extends RouteSchema>(options: Omit<Operation, 'tag' | 'access'>, schema: S) => S;

@@ -1,11 +1,11 @@
 import Type, { type Static } from 'typebox';
 
 /** Conversation ids we mint: 22 base64url characters. */
-export const conversationIdPattern = '^[A-Za-z0-9_-]{8,64}$';
+const conversationIdPattern = '^[A-Za-z0-9_-]{8,64}$';
 /** Direct Line user ids bound into tokens carry the `dl_` prefix. */
-export const userIdPattern = '^dl_[A-Za-z0-9._:@-]{1,125}$';
+const userIdPattern = '^dl_[A-Za-z0-9._:@-]{1,125}$';
 /** User ids a client may name when it starts a conversation (Web Chat makes up `r_…` ones). */
-export const clientUserIdPattern = '^[A-Za-z0-9._:@-]{1,128}$';
+const clientUserIdPattern = '^[A-Za-z0-9._:@-]{1,128}$';
 
 const channelAccount = Type.Object(
   {
@@ -84,7 +84,7 @@ export const activityInput = Type.Object(activityFields, {
 });
 export type ActivityInput = Static<typeof activityInput>;
 
-export const activitySchema = Type.Object(activityFields, {
+const activitySchema = Type.Object(activityFields, {
   $id: 'DirectLineActivity',
   additionalProperties: true,
   description: 'A Bot Framework activity as the channel stored it.',

@@ -27,7 +27,7 @@ interface Stream {
   alive: boolean;
 }
 
-export interface StreamHubOptions {
+interface StreamHubOptions {
   /** Empty message and ping this often; a socket that missed the previous pong is dropped. */
   keepAliveMs: number;
   /** The store's events: how every process learns that a conversation has new activities. */
@@ -35,14 +35,14 @@ export interface StreamHubOptions {
 }
 
 /** Payload: a conversation id, whose new activities the process holding its stream reads and sends. */
-export const ACTIVITIES_TOPIC = 'directline.activities';
+const ACTIVITIES_TOPIC = 'directline.activities';
 /** Payload: `{ conversationId, activity }`, an activity that is never stored (typing). */
-export const EPHEMERAL_TOPIC = 'directline.ephemeral';
+const EPHEMERAL_TOPIC = 'directline.ephemeral';
 
 const BATCH = 100;
 /** After a failed read, a stream tries again this much later. */
 const RETRY_MS = 1000;
-export const COLLISION_CLOSE_CODE = 4009;
+const COLLISION_CLOSE_CODE = 4009;
 
 /**
  * The WebSocket streams of this process: at most one per conversation. A stream is sent what is stored

@@ -7,7 +7,7 @@ import { directLineErrors } from './errors.ts';
 import { type ActivityInput, activityInput } from './schemas.ts';
 
 /** One file of an upload, as read from its part. */
-export interface UploadedFile {
+interface UploadedFile {
   name: string;
   contentType: string;
   content: Buffer;
@@ -19,7 +19,7 @@ export interface Upload {
   files: UploadedFile[];
 }
 
-export interface UploadLimits {
+interface UploadLimits {
   /** All files of one upload together, in bytes. */
   bytes: number;
   /** The `activity` part, in bytes (the JSON body limit). */

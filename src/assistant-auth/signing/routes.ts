@@ -4,7 +4,7 @@ import type { AssistantAuth } from '../composition.ts';
 import { signingAlgorithms } from './signing-key-repository.ts';
 
 /** Verifiers may cache the key set this long; a rotation publishes new keys for longer than that first. */
-export const JWKS_MAX_AGE_SECONDS = 300;
+const JWKS_MAX_AGE_SECONDS = 300;
 
 const discoverySchema = Type.Object(
   {

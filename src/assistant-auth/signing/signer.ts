@@ -11,7 +11,7 @@ import {
 } from './signing-key-repository.ts';
 import { MAX_SIGNED_TTL_SECONDS, signingKeysSecret } from './signing-keys.ts';
 
-export interface SignOptions {
+interface SignOptions {
   /** Who the token is for, e.g. `sintonia-agents`. */
   audience: string;
   /** Default SIGNED_TOKEN_TTL; at most 86400. */
@@ -30,7 +30,7 @@ export interface AssistantSigner {
 }
 
 /** What the signer reads of its process: a process of the family (its core) is one. */
-export interface SignerSource {
+interface SignerSource {
   readonly config: Pick<Config, 'PUBLIC_BASE_URL' | 'SIGNED_TOKEN_TTL' | 'SIGNING_KEYS_SECRET'>;
   key(purpose: string): Buffer;
   /** Read per call: the service's own address is known only once it listens. */

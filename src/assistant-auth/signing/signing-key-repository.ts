@@ -8,7 +8,7 @@ export type SigningAlgorithm = (typeof signingAlgorithms)[number];
 /** A published public key: always with its kid, algorithm and use. */
 export type PublishedJwk = JWK & { kty: string; kid: string; alg: SigningAlgorithm; use: 'sig' };
 
-export interface SigningKeyRow {
+interface SigningKeyRow {
   kid: string;
   alg: SigningAlgorithm;
   publicJwk: PublishedJwk;

@@ -21,7 +21,7 @@ export function signingKeysSecret(source: {
   return configured ? parseKey(configured) : source.key('signing-keys');
 }
 
-export interface Rotation {
+interface Rotation {
   created: Array<{ kid: string; alg: SigningAlgorithm; activatesAt: string }>;
   retiring: number;
   pruned: number;

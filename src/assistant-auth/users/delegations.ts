@@ -49,5 +49,3 @@ export function createDelegations(
     },
   };
 }
-
-export type Delegations = ReturnType<typeof createDelegations>;

@@ -7,17 +7,20 @@ export const E164_PATTERN = '^\\+[1-9][0-9]{6,14}$';
 const CHANNEL_PATTERN = '^[a-z0-9_-]{1,32}$';
 const ID_PATTERN = '^[A-Za-z0-9._:@+-]{1,128}$';
 
-export const userSources = ['channel', 'external', 'integrated'] as const;
+const userSources = ['channel', 'external', 'integrated'] as const;
 export type UserSource = (typeof userSources)[number];
 
-export const accountNumberField = Type.String({
-  pattern: ACCOUNT_NUMBER_PATTERN,
-  description: 'The pay-TV account number the gateway authenticated.',
-});
-export const platformUserIdField = Type.String({
-  pattern: ID_PATTERN,
-  description: 'The pay-TV platform user id, when the gateway knows it.',
-});
+/** A string checked against a pattern, described for the API document. */
+const patterned = (pattern: string, description: string) => Type.String({ pattern, description });
+
+export const accountNumberField = patterned(
+  ACCOUNT_NUMBER_PATTERN,
+  'The pay-TV account number the gateway authenticated.',
+);
+export const platformUserIdField = patterned(
+  ID_PATTERN,
+  'The pay-TV platform user id, when the gateway knows it.',
+);
 
 export const assistantUserSchema = Type.Object(
   {
@@ -49,14 +52,14 @@ export const assistantUserSchema = Type.Object(
 );
 export type AssistantUser = Static<typeof assistantUserSchema>;
 
-export const channelHeader = Type.String({
-  pattern: CHANNEL_PATTERN,
-  description: 'The caller’s channel (lower-case name, e.g. `whatsapp`, `web`).',
-});
-export const phoneNumberHeader = Type.String({
-  pattern: E164_PATTERN,
-  description: 'The person’s phone number in E.164 (`+34600111222`); stored only hashed and encrypted.',
-});
+const channelHeader = patterned(
+  CHANNEL_PATTERN,
+  'The caller’s channel (lower-case name, e.g. `whatsapp`, `web`).',
+);
+const phoneNumberHeader = patterned(
+  E164_PATTERN,
+  'The person’s phone number in E.164 (`+34600111222`); stored only hashed and encrypted.',
+);
 
 /** GET /users/assistant-id: the channel's own authentication data, in headers (kept out of URLs). */
 export const channelIdentityHeaders = Type.Object({
@@ -77,15 +80,15 @@ export const externalUserHeaders = Type.Object({
 export const channelOnlyHeaders = Type.Object({ 'x-channel': channelHeader });
 
 export const assistantIdParams = Type.Object({
-  assistantId: Type.String({ pattern: ID_PATTERN, description: 'The assistantId.' }),
+  assistantId: patterned(ID_PATTERN, 'The assistantId.'),
 });
 
 export const assistantIdGlobalParams = Type.Object({
-  assistant_id_global: Type.String({ pattern: ID_PATTERN, description: 'The assistantIdGlobal.' }),
+  assistant_id_global: patterned(ID_PATTERN, 'The assistantIdGlobal.'),
 });
 
 export const phoneNumberParams = Type.Object({
-  phone_number: Type.String({ pattern: E164_PATTERN, description: 'E.164 phone number, `+` included.' }),
+  phone_number: patterned(E164_PATTERN, 'E.164 phone number, `+` included.'),
 });
 
 const scopeList = Type.Array(Type.Enum(delegationScopes), {

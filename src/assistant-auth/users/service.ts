@@ -7,7 +7,7 @@ import type { IdentityQueries, UserRepository, UserRow } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
 
 /** `whatsapp=86400,web=3600` → lifetimes in seconds by channel. */
-export function parseChannelTtls(text: string): Map<string, number> {
+function parseChannelTtls(text: string): Map<string, number> {
   const ttls = new Map<string, number>();
   for (const entry of text.split(',').filter(Boolean)) {
     const [channel, seconds] = entry.split('=');
@@ -17,12 +17,12 @@ export function parseChannelTtls(text: string): Map<string, number> {
 }
 
 /** The pay-TV account an assistant user is linked to. */
-export interface AccountLink {
+interface AccountLink {
   accountNumber: string;
   platformUserId?: string;
 }
 
-export function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser {
+function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser {
   return {
     assistantId: row.assistant_id,
     assistantIdGlobal: row.assistant_id_global,
@@ -37,7 +37,7 @@ export function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser
   };
 }
 
-export interface ChannelIdentity {
+interface ChannelIdentity {
   channel: string;
   /** The user's id as the channel authenticated it. */
   identity: string;
@@ -45,7 +45,7 @@ export interface ChannelIdentity {
 }
 
 /** The keys of assistant users' hashed and sealed columns, each derived from the master key for its purpose. */
-export interface UserKeys {
+interface UserKeys {
   subject: Buffer;
   phoneHash: Buffer;
   phone: Buffer;

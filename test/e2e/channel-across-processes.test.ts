@@ -13,10 +13,12 @@ interface ConversationAnswer {
 
 type Served = Awaited<ReturnType<typeof startServe>>;
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
+/**
+ * How long a post may take to reach the other process's stream. Nothing there polls for activities (its
+ * only timers are the keep-alive, which reads nothing, and the events' 30 s liveness check, which resyncs
+ * only after a drop), so what arrives within it came by NOTIFY; how fast is the bench's answer latency.
+ */
+const DELIVERY_BOUND_MS = 5_000;
 
 describe('the embedded Direct Line channel across two `sintonia serve` processes on one PostgreSQL', {
   // On the embedded store the server is one process (its events are in process): nothing to cross.
@@ -79,25 +81,19 @@ describe('the embedded Direct Line channel across two `sintonia serve` processes
     const stream = await openStream(conversation.streamUrl);
 
     // Posted through the second process: the question and its answer reach the first one's stream.
-    const questionMs: number[] = [];
     const answerMs: number[] = [];
     for (let round = 0; round < 5; round += 1) {
       const started = performance.now();
       const id = await post(second, conversation, `question ${round}`);
-      await stream.waitFor((activity) => activity.id === id, 10_000);
-      questionMs.push(performance.now() - started);
-      await stream.waitFor((activity) => activity.replyToId === id && activity.type === 'message', 10_000);
+      await stream.waitFor((activity) => activity.id === id, DELIVERY_BOUND_MS);
+      await stream.waitFor(
+        (activity) => activity.replyToId === id && activity.type === 'message',
+        DELIVERY_BOUND_MS,
+      );
       answerMs.push(performance.now() - started);
     }
-    t.diagnostic(
-      `question: ${questionMs.map(Math.round).join(', ')} ms; answer: ${answerMs.map(Math.round).join(', ')} ms`,
-    );
-    // A poller looking once a second would take ~500 ms on average, ~1 s for the measured case.
-    assert.ok(
-      median(questionMs) <= 250,
-      `question reached the other process in ${questionMs.map(Math.round)} ms`,
-    );
-    assert.ok(median(answerMs) <= 250, `answer reached the other process in ${answerMs.map(Math.round)} ms`);
+    // For the reader of a slow run only; the latency target is checked by `npm run bench`.
+    t.diagnostic(`answers on the other process after ${answerMs.map(Math.round).join(', ')} ms`);
 
     // Every listening connection is killed (as the issue's operator would), then again for 1.5 s as soon
     // as it shows up (by application_name, before it can listen): a question posted then is stored and

@@ -10,7 +10,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import { createAccountRepository } from '../src/client-api/accounts/repository.ts';
 import { createAccountService } from '../src/client-api/accounts/service.ts';
 import type { AccountTables } from '../src/client-api/accounts/tables.ts';
-import type { BookmarkTables } from '../src/client-api/bookmarks/repository.ts';
+import type { ClientContentTables } from '../src/client-api/content-tables.ts';
 import { hashPassword } from '../src/client-api/users/passwords.ts';
 import { createUserRepository } from '../src/client-api/users/repository.ts';
 import { loadConfig } from '../src/core/config.ts';
@@ -21,7 +21,7 @@ export const BENCH_PASSWORD = 'bench-password-0';
 /** Rows per insert when seeding PostgreSQL (9 columns: well under its 65,535 parameters). */
 const BATCH = 1000;
 
-type Tables = Pick<AccountTables, 'devices'> & BookmarkTables;
+type Tables = Pick<AccountTables, 'devices'> & Pick<ClientContentTables, 'bookmarks'>;
 
 /** Runs `compiled` (one row's insert) as a prepared statement for every row, columns in the same order. */
 function preparedInsert<Row extends object>(

@@ -3,11 +3,14 @@ import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
 import { createAdBreakRepository } from './ad-info/repository.ts';
 import { createAdInfoService } from './ad-info/service.ts';
+import { createDelegatedTokens } from './auth/delegated-tokens.ts';
 import { createGuards } from './auth/guards.ts';
 import { createLoginThrottle, LOGIN_THROTTLE_KEY_PURPOSE } from './auth/login-throttle.ts';
 import { createLoginThrottleRepository } from './auth/login-throttle-repository.ts';
 import { createAuthService } from './auth/service.ts';
-import { createSigningKeys } from './auth/signing-keys.ts';
+import { createSessionGate } from './auth/session-gate.ts';
+import { createSigningKeyRepository } from './auth/signing-key-repository.ts';
+import { createSigningKeys, SIGNING_KEY_PURPOSE } from './auth/signing-keys.ts';
 import { createBookmarkRepository } from './bookmarks/repository.ts';
 import { createBookmarkService } from './bookmarks/service.ts';
 import { createContactRepository } from './campaigns/repository.ts';
@@ -37,13 +40,15 @@ import { createUserService } from './users/service.ts';
  */
 export function composeClientApi(core: Core) {
   const { config, database } = core;
+  const sessions = createSessionRepository(database);
+  const gate = createSessionGate(sessions, config.SESSION_IDLE_TIMEOUT);
   const repositories = {
     accounts: createAccountRepository(database),
     users: createUserRepository(database),
-    devices: createDeviceRepository(database),
-    sessions: createSessionRepository(database),
+    devices: createDeviceRepository(database, gate),
+    sessions,
   };
-  const signingKeys = createSigningKeys(core);
+  const signingKeys = createSigningKeys(createSigningKeyRepository(database), core.key(SIGNING_KEY_PURPOSE));
   const accountService = createAccountService(core, repositories.accounts);
   const outbox = createOutboxRepository(database.db.withTables());
   const mailWorker = createMailWorker({
@@ -58,7 +63,14 @@ export function composeClientApi(core: Core) {
     repositories,
     signingKeys,
     mailWorker,
-    guards: createGuards(core, signingKeys, repositories.sessions),
+    guards: createGuards({
+      keys: signingKeys,
+      apiKeys: core.apiKeys,
+      gate,
+      delegated: createDelegatedTokens(core),
+      deviceRequestLimit: config.CLIENT_API_DEVICE_REQUEST_LIMIT,
+      requestLimitWindowSeconds: config.REQUEST_LIMIT_WINDOW,
+    }),
     accounts: accountService,
     users: createUserService(repositories.accounts, repositories.users),
     devices: createDeviceService(config, accountService, repositories.devices, repositories.sessions),
@@ -76,7 +88,7 @@ export function composeClientApi(core: Core) {
       ),
     }),
     bookmarks: createBookmarkService(
-      createBookmarkRepository(database),
+      createBookmarkRepository(database, gate),
       repositories.accounts,
       (account, device, at) => repositories.devices.markPlaying(account, device, at),
     ),

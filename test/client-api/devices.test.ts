@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 
 describe('client-api devices', () => {
@@ -68,7 +67,7 @@ describe('client-api devices', () => {
     });
 
     it('marks a device playing within PLAYING_WINDOW (markPlaying) and lists it', async () => {
-      const devices = createDeviceRepository(f.core.database);
+      const devices = f.api.repositories.devices;
       await devices.markPlaying('dev-1', 'tv-1', Date.now());
       const playing = await f.call('GET', '/accounts/dev-1/devices/playing', { token: tv.accessToken });
       assert.equal(playing.statusCode, 200);

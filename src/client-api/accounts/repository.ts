@@ -1,5 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
-import { preparedRead, type RepositoryOptions } from './prepared-read.ts';
+import { bindStatement, defineStatement } from '../../core/db/statement.ts';
 import type { AccountTables } from './tables.ts';
 
 export interface AccountRecord {
@@ -14,21 +15,16 @@ const toRecord = (row: AccountTables['accounts']): AccountRecord => ({
   createdAt: row.created_at,
 });
 
-export function createAccountRepository(database: Database, options: RepositoryOptions = {}) {
+/** Every account route reads its account. */
+export const accountFind = defineStatement(
+  'account_find',
+  (db: Kysely<AccountTables>, args: { accountNumber: string }) =>
+    db.selectFrom('accounts').selectAll().where('account_number', '=', args.accountNumber),
+);
+
+export function createAccountRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  // Every account route reads its account.
-  const findRow = preparedRead(
-    database,
-    options,
-    (sqlite) => {
-      const statement = sqlite.prepare<[string], AccountTables['accounts']>(
-        'select * from accounts where account_number = ?',
-      );
-      return (accountNumber) => statement.get(accountNumber);
-    },
-    (accountNumber) =>
-      db.selectFrom('accounts').selectAll().where('account_number', '=', accountNumber).executeTakeFirst(),
-  );
+  const findRow = bindStatement(database, accountFind);
   return {
     /** False when the account number is taken. */
     async insert(row: AccountTables['accounts']): Promise<boolean> {
@@ -41,7 +37,7 @@ export function createAccountRepository(database: Database, options: RepositoryO
     },
 
     async find(accountNumber: string): Promise<AccountRecord | undefined> {
-      const row = await findRow(accountNumber);
+      const [row] = await findRow({ accountNumber });
       return row ? toRecord(row) : undefined;
     },
 

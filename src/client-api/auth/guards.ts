@@ -1,20 +1,21 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Core } from '../../core/core.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { ApiKeyStore } from '../../core/api-keys/api-keys.ts';
 import type { DelegationScope } from '../../core/delegation.ts';
-import { authErrors } from '../../core/errors.ts';
+import { authErrors, ProblemError } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
 import { DELEGATED_SCOPE } from '../openapi.ts';
-import type { SessionRepository, SessionState } from '../sessions/repository.ts';
 import { bearerRefusals } from './credentials.ts';
-import { type AssistantPrincipal, createDelegatedTokens } from './delegated-tokens.ts';
-import { type DevicePrincipal, type Principal, pendingSessionCheck, type SessionCheck } from './principal.ts';
+import type { AssistantPrincipal, DelegatedTokens } from './delegated-tokens.ts';
+import type { DevicePrincipal, Principal } from './principal.ts';
+import type { SessionGate } from './session-gate.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
 /** A hook usable as onRequest or preHandler: request params are known at both. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-/** A check that needs no I/O, as a callback hook: no promise and no extra tick per request. */
+/** A hook as a callback: a check that needs no I/O costs no promise and no extra tick per request. */
 export type SyncGuard = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 export interface Guards {
@@ -25,47 +26,33 @@ export interface Guards {
    */
   authenticate: Guard;
   /**
-   * The access hooks of an operation whose own statement folds the session check (see SessionCheck in
-   * principal.ts), with `then`'s guards after them. On PostgreSQL, onRequest verifies a device token's
-   * signature and expiry only and leaves `principal.sessionCheck` pending for the service to settle with
-   * the state its statement read; onSend gives an answer that leaves it pending (an error raised before
-   * the statement ran, or a handler that does not fold) the ordinary check first, so a closed session is
-   * 401 whatever the route does. On SQLite the ordinary check runs at once (from memory).
+   * onRequest of an operation whose repository checks a device token's session with its own statement
+   * (see SessionGate): here the token's signature and expiry, there its session. Otherwise as `authenticate`.
    */
-  foldingSessionCheck(then?: { onRequest?: SyncGuard[]; preHandler?: SyncGuard[] }): FoldingAccess;
+  authenticateInStatement: SyncGuard;
   /** The principal's account must be the one in the path parameter `param`; operators pass. Else 403. */
   requireAccount(param: string): SyncGuard;
   /** The principal's userHash must be the path parameter `param`; operators pass. Else 403. */
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
+  /**
+   * What a refused request is told: a device token whose session is closed or idle hears 401 TOKEN_INVALID
+   * first, whatever else is wrong with the request (a refusal can come before the statement that checks the
+   * session has run).
+   */
+  refusalFor(request: FastifyRequest, error: unknown): Promise<unknown>;
 }
 
-/** An onSend hook, callback style (no promise per request when it has nothing to do): passes on the payload. */
-export type SendGuard = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-  done: (error: Error | null, payload?: unknown) => void,
-) => void;
-
-/** A route's error handler; the instance's own (`request.server.errorHandler`) renders what it hands over. */
-export type RouteErrorHandler = (
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) => unknown;
-
-/** Route options (spread into a route's): the hooks of an operation that folds the session check. */
-export interface FoldingAccess {
-  onRequest: Array<Guard | SyncGuard>;
-  preHandler: SyncGuard[];
-  onSend: SendGuard[];
-  errorHandler: RouteErrorHandler;
+export interface GuardDependencies {
+  keys: SigningKeys;
+  apiKeys: ApiKeyStore;
+  gate: SessionGate;
+  delegated: DelegatedTokens;
+  /** Requests per device token (and per assistant delegation) per window; 0: no limit. */
+  deviceRequestLimit: number;
+  requestLimitWindowSeconds: number;
 }
-
-/** A session's last use is written at most this often: a coarse idle clock, not a write per request. */
-const TOUCH_RESOLUTION_MS = 60_000;
 
 /** Most verified tokens remembered per process (about 1 KiB each). */
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -79,17 +66,17 @@ const noCredentials = () =>
  * Builds the client API's guards, once, in its composition root (composition.ts); the errors they
  * raise are declared in credentials.ts, whence the API document lists them.
  */
-export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRepository): Guards {
-  const idleMs = core.config.SESSION_IDLE_TIMEOUT * 1000;
-  const { CLIENT_API_DEVICE_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW } = core.config;
+export function createGuards(dependencies: GuardDependencies): Guards {
+  const { keys, apiKeys, gate, delegated } = dependencies;
   // Operator keys are limited with every API key, where the key is verified (core).
-  const deviceLimit = requestLimiter(CLIENT_API_DEVICE_REQUEST_LIMIT, REQUEST_LIMIT_WINDOW);
+  const deviceLimit = requestLimiter(dependencies.deviceRequestLimit, dependencies.requestLimitWindowSeconds);
 
-  // Verified signatures, by token: a token never changes, so its ES256 check is done once per process.
-  // Expiry is re-checked on every hit and the session's state on every request.
-  // Keyed by the token's last 32 characters (signature bytes): hashing the whole ~600-character token for
-  // the lookup cost ~1 µs per request. A hit counts only if the whole token is the one verified.
-  const verified = new Map<string, { token: string; claims: AccessClaims & { exp: number } }>();
+  // Verified signatures, by token: a token never changes, so its ES256 check is done once per process;
+  // its expiry is checked on every request. Keyed by the token's last 32 characters (its signature), not
+  // the whole ~600-character token; a hit counts only if the whole token is the one verified.
+  const verified = new LRUCache<string, { token: string; claims: AccessClaims & { exp: number } }>({
+    max: VERIFIED_CACHE_SIZE,
+  });
   const cacheKey = (token: string) => token.slice(-32);
 
   /** The claims of a device token this process already verified (expired or not), else undefined. */
@@ -102,57 +89,9 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     const remembered = rememberedClaims(token);
     if (remembered) return remembered.exp * 1000 > now ? remembered : undefined;
     const claims = await verifyAccessToken(keys, token);
-    if (!claims) return undefined;
-    if (verified.size >= VERIFIED_CACHE_SIZE) {
-      const oldest = verified.keys().next();
-      if (!oldest.done) verified.delete(oldest.value);
-    }
-    verified.set(cacheKey(token), { token, claims });
+    if (claims) verified.set(cacheKey(token), { token, claims });
     return claims;
   }
-
-  /** Refuses a missing, closed or idle session; records its use at most every TOUCH_RESOLUTION_MS. */
-  async function accept(sessionId: string, state: SessionState | undefined, now: number): Promise<void> {
-    if (!state || state.closed_at !== null || now - state.last_used_at > idleMs) {
-      throw bearerRefusals.TOKEN_INVALID();
-    }
-    if (now - state.last_used_at > TOUCH_RESOLUTION_MS) await sessions.touch(sessionId, now);
-  }
-
-  /**
-   * The ordinary check, a read of its own. Revocation is immediate: the session's state is read on every
-   * request (on SQLite from this process's memory only while no session has been closed anywhere since it
-   * was read: sessions/repository.ts).
-   */
-  async function checkSession(sessionId: string): Promise<void> {
-    let state = await sessions.state(sessionId);
-    const now = Date.now();
-    // Idle by what this process last saw: another process may have used the session since.
-    if (state && now - state.last_used_at > idleMs) state = await sessions.state(sessionId, true);
-    await accept(sessionId, state, now);
-  }
-
-  function pendingCheck(sessionId: string, now: number): SessionCheck {
-    let settled = false;
-    return {
-      sessionId,
-      now,
-      idleBefore: now - idleMs,
-      get settled() {
-        return settled;
-      },
-      async settle(state) {
-        settled = true;
-        await accept(sessionId, state, now);
-      },
-      async verify() {
-        settled = true;
-        await checkSession(sessionId);
-      },
-    };
-  }
-
-  const delegated = createDelegatedTokens(core);
 
   /**
    * The assistant's delegated token: only on an operation that names a scope the token holds
@@ -171,104 +110,55 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
     return principal;
   }
 
-  function devicePrincipal(claims: AccessClaims, now: number, fold: boolean): DevicePrincipal {
-    const principal: DevicePrincipal = {
-      kind: 'device',
-      accountNumber: claims.acc,
-      platformUserId: claims.sub,
-      userHash: claims.uh,
-      deviceId: claims.did,
-      deviceClass: claims.dcl,
-      sessionId: claims.sid,
-      qspVersion: claims.qsp,
-    };
-    if (fold) principal.sessionCheck = pendingCheck(claims.sid, now);
-    return principal;
-  }
+  const devicePrincipal = (claims: AccessClaims): DevicePrincipal => ({
+    kind: 'device',
+    accountNumber: claims.acc,
+    platformUserId: claims.sub,
+    userHash: claims.uh,
+    deviceId: claims.did,
+    deviceClass: claims.dcl,
+    sessionId: claims.sid,
+    qspVersion: claims.qsp,
+  });
 
-  /** The token's principal; its session checked now, or left to the operation when `fold`. */
-  async function fromToken(token: string, fold: boolean): Promise<DevicePrincipal> {
-    const now = Date.now();
-    const claims = await claimsOf(token, now);
-    if (!claims) throw bearerRefusals.TOKEN_INVALID();
-    const principal = devicePrincipal(claims, now, fold);
-    if (!fold) await checkSession(claims.sid);
-    return principal;
-  }
+  const accept = (request: FastifyRequest, principal: Principal) => {
+    request.principal = principal;
+    if (principal.kind === 'device') deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
+    else if (principal.kind === 'assistant') {
+      deviceLimit?.hit(`${principal.accountNumber}\nassistant:${principal.assistantId}`);
+    }
+  };
 
-  async function authenticate(request: FastifyRequest, fold: boolean): Promise<void> {
+  /** Sets the request's principal; a device token's session checked now unless `sessionInStatement`. */
+  async function authenticate(request: FastifyRequest, sessionInStatement: boolean): Promise<void> {
     if (request.headers['x-api-key'] !== undefined) {
-      const key = await authenticateApiKey(core.apiKeys, request);
+      const key = await authenticateApiKey(apiKeys, request);
       if (key?.keyClass !== 'backoffice') {
         throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
       }
-      request.principal = { kind: 'operator', keyId: key.id };
-      return;
+      return accept(request, { kind: 'operator', keyId: key.id });
     }
     const token = bearer(request.headers.authorization);
     if (!token) throw noCredentials();
     // A device token is the common case: the assistant's issuer is looked for only in what is not one.
     if (!rememberedClaims(token) && delegated.isAssistants(token)) {
-      const assistant = await fromDelegatedToken(request, token);
-      request.principal = assistant;
-      deviceLimit?.hit(`${assistant.accountNumber}\nassistant:${assistant.assistantId}`);
-      return;
+      return accept(request, await fromDelegatedToken(request, token));
     }
-    const principal = await fromToken(token, fold);
-    request.principal = principal;
-    deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
+    const claims = await claimsOf(token, Date.now());
+    if (!claims) throw bearerRefusals.TOKEN_INVALID();
+    const principal = devicePrincipal(claims);
+    if (!sessionInStatement) await gate.check(principal);
+    accept(request, principal);
   }
 
-  /**
-   * A folding route's principal when it needs no I/O at all: a device token this process already verified
-   * and not expired, its session check left pending. Anything else (a key, a new token, an expired one, the
-   * assistant's): undefined, for `authenticate` to settle or refuse.
-   */
+  /** A device token this process already verified and not expired: its principal with no I/O at all. */
   function knownDeviceToken(request: FastifyRequest): DevicePrincipal | undefined {
     if (request.headers['x-api-key'] !== undefined) return undefined;
     const token = bearer(request.headers.authorization);
-    if (!token) return undefined;
-    const claims = rememberedClaims(token);
-    const now = Date.now();
-    if (!claims || claims.exp * 1000 <= now) return undefined;
-    return devicePrincipal(claims, now, true);
+    const claims = token === undefined ? undefined : rememberedClaims(token);
+    if (!claims || claims.exp * 1000 <= Date.now()) return undefined;
+    return devicePrincipal(claims);
   }
-
-  // Folding pays only where the ordinary check is a round trip: PostgreSQL. SQLite's is a memory read.
-  const folds = core.database.postgres !== undefined;
-  // Callback style: the common case (a token seen before) costs no promise and no extra tick.
-  const authenticateFolding: SyncGuard = (request, _reply, done) => {
-    const known = folds ? knownDeviceToken(request) : undefined;
-    if (known === undefined) {
-      authenticate(request, folds).then(() => done(), done);
-      return;
-    }
-    request.principal = known;
-    deviceLimit?.hit(`${known.accountNumber}\n${known.deviceId}`);
-    done();
-  };
-  // A success that leaves the check pending is a route that forgot to fold: it gets the check now, and a
-  // refusal replaces its answer (through the route's error handler below).
-  const settleBeforeSend: SendGuard = (request, _reply, payload, done) => {
-    const check = pendingSessionCheck(request.principal);
-    if (check === undefined) return done(null, payload);
-    request.log.warn('an operation that folds the session check answered without settling it');
-    check.verify().then(() => done(null, payload), done);
-  };
-  // A refusal raised before the statement ran (validation, another account, another device): a closed
-  // session's token is told 401 first, as the ordinary check would have. Then the app's own handler.
-  const settleBeforeError: RouteErrorHandler = async (error, request, reply) => {
-    const check = pendingSessionCheck(request.principal);
-    let answered: unknown = error;
-    if (check !== undefined) {
-      try {
-        await check.verify();
-      } catch (refusal) {
-        answered = refusal;
-      }
-    }
-    return request.server.errorHandler(answered as FastifyError, request, reply);
-  };
 
   const principalOf = (request: FastifyRequest): Principal => {
     if (!request.principal) throw noCredentials();
@@ -300,12 +190,15 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
   return {
     authenticate: (request) => authenticate(request, false),
 
-    foldingSessionCheck: (then = {}) => ({
-      onRequest: [authenticateFolding, ...(then.onRequest ?? [])],
-      preHandler: then.preHandler ?? [],
-      onSend: [settleBeforeSend],
-      errorHandler: settleBeforeError,
-    }),
+    authenticateInStatement(request, _reply, done) {
+      const known = knownDeviceToken(request);
+      if (known === undefined) {
+        authenticate(request, true).then(() => done(), done);
+        return;
+      }
+      accept(request, known);
+      done();
+    },
 
     requireAccount: (name) => sameAs('accountNumber', name, "another account's"),
     requireUserHash: (name) => sameAs('userHash', name, "another user's"),
@@ -315,6 +208,20 @@ export function createGuards(core: Core, keys: SigningKeys, sessions: SessionRep
         throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
       }
       done();
+    },
+
+    async refusalFor(request, error) {
+      const principal = request.principal;
+      if (principal?.kind !== 'device') return error;
+      const status =
+        error instanceof ProblemError ? error.status : (error as { statusCode?: unknown }).statusCode;
+      if (typeof status !== 'number' || status < 400 || status >= 500 || status === 401) return error;
+      try {
+        await gate.check(principal);
+        return error;
+      } catch (refusal) {
+        return refusal;
+      }
     },
   };
 }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { Core } from '../../core/core.ts';
 import { decrypt, encrypt } from '../../core/secrets.ts';
-import type { AccountTables } from '../accounts/tables.ts';
+import type { SigningKeyRepository } from './signing-key-repository.ts';
 
 export type PublicJwk = JWK & { kid: string; alg: 'ES256'; use: 'sig' };
 
@@ -15,6 +14,9 @@ interface LoadedKeys {
   published: PublicJwk[];
 }
 
+/** What the sealing key of the private halves is derived for (Core.key). */
+export const SIGNING_KEY_PURPOSE = 'client-api:device-signing-keys';
+
 /** Unknown kids re-read the table at most this often, so forged kids cannot hammer the database. */
 const RELOAD_INTERVAL_MS = 5_000;
 
@@ -24,27 +26,15 @@ const RELOAD_INTERVAL_MS = 5_000;
  * halves published at /.well-known/jwks.json. Loaded once per process; re-read when an unknown kid
  * appears (a key another process created).
  */
-export function createSigningKeys(core: Core) {
-  const db = core.database.db.withTables<AccountTables>();
-  const sealKey = core.key('client-api:device-signing-keys');
+export function createSigningKeys(repository: SigningKeyRepository, sealKey: Buffer) {
   let loaded: Promise<LoadedKeys> | undefined;
   let lastLoad = 0;
 
   async function load(): Promise<LoadedKeys> {
-    let rows = await db
-      .selectFrom('device_signing_keys')
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('kid')
-      .execute();
+    let rows = await repository.all();
     if (rows.length === 0) {
       await create();
-      rows = await db
-        .selectFrom('device_signing_keys')
-        .selectAll()
-        .orderBy('created_at')
-        .orderBy('kid')
-        .execute();
+      rows = await repository.all();
     }
     const first = rows[0];
     if (!first) throw new Error('no device signing key could be created');
@@ -71,16 +61,12 @@ export function createSigningKeys(core: Core) {
     const kid = `es256-${randomBytes(12).toString('base64url')}`;
     const publicJwk: PublicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
     const sealed = encrypt(sealKey, JSON.stringify(await exportJWK(privateKey)), kid);
-    await db
-      .insertInto('device_signing_keys')
-      .values({
-        kid,
-        public_jwk: JSON.stringify(publicJwk),
-        private_jwk_sealed: sealed,
-        created_at: Date.now(),
-      })
-      .onConflict((conflict) => conflict.column('kid').doNothing())
-      .execute();
+    await repository.insert({
+      kid,
+      public_jwk: JSON.stringify(publicJwk),
+      private_jwk_sealed: sealed,
+      created_at: Date.now(),
+    });
   }
 
   function keys(): Promise<LoadedKeys> {

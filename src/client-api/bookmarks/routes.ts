@@ -15,9 +15,12 @@ import {
 const tag = 'bookmarks';
 
 export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void {
-  // Access is checked after validation, so a malformed path is 400 whoever calls. The read and the save
-  // fold the device session's check into their statement (one round trip on PostgreSQL).
-  const access = guards.foldingSessionCheck({ preHandler: [guards.requireUserHash('userHash')] });
+  // Access is checked after validation, so a malformed path is 400 whoever calls. The repository checks a
+  // device token's session with the read's or the save's own statement.
+  const access = {
+    onRequest: guards.authenticateInStatement,
+    preHandler: guards.requireUserHash('userHash'),
+  };
 
   app.get(
     '/:deviceClass/users/:userHash/bookmarks/:contentId',

@@ -1,7 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import { isoTime } from '../../core/iso-time.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
-import { type DevicePrincipal, type Principal, pendingSessionCheck } from '../auth/principal.ts';
+import { type DevicePrincipal, type Principal, sessionOf } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
@@ -21,7 +22,7 @@ export interface BookmarkSave {
 }
 
 export interface BookmarkService {
-  /** Reads as `principal`: a device token whose session check is pending settles it in the same statement. */
+  /** Reads as `principal`: a device token's session must be open (the repository checks it with the read). */
   read(filter: BookmarkFilter, principal?: Principal): Promise<Bookmark>;
   /**
    * Saves a position as `principal`: a device under its own deviceId and deviceClass, in its own account; an operator
@@ -62,40 +63,19 @@ export function createBookmarkService(
   }
 
   // In-process and short-lived (MARK_RESOLUTION_MS): spares the devices table a write per save.
-  const lastMarked = new Map<string, number>();
+  const lastMarked = new LRUCache<string, number>({ max: MARKS_KEPT });
   /** The write when one is due, else undefined: the common case costs no promise. */
   function mark(accountNumber: string, deviceId: string, at: number): Promise<void> | undefined {
     const key = `${accountNumber}\u0000${deviceId}`;
     const previous = lastMarked.get(key);
     if (previous !== undefined && at - previous < MARK_RESOLUTION_MS) return undefined;
-    if (lastMarked.size >= MARKS_KEPT) lastMarked.clear();
     lastMarked.set(key, at);
     return markPlaying(accountNumber, deviceId, at);
-  }
-  /** The upsert; a device token whose session check is pending settles it first, in the same statement. */
-  async function saveUnlessStale(principal: Principal | undefined, row: BookmarkRow) {
-    const check = pendingSessionCheck(principal);
-    if (check === undefined || repository.folded === undefined) {
-      await check?.verify();
-      return repository.saveUnlessStale(row);
-    }
-    const saved = await repository.folded.saveUnlessStale(check, row);
-    await check.settle(saved.session);
-    return saved.written;
   }
 
   return {
     async read(filter, principal) {
-      const check = pendingSessionCheck(principal);
-      let row: BookmarkRow | undefined;
-      if (check !== undefined && repository.folded !== undefined) {
-        const found = await repository.folded.find(check, filter);
-        await check.settle(found.session);
-        row = found.row;
-      } else {
-        await check?.verify();
-        row = await repository.find(filter);
-      }
+      const row = await repository.find(filter, sessionOf(principal));
       if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();
       return toBookmark(row);
     },
@@ -119,7 +99,7 @@ export function createBookmarkService(
         device_class: save.deviceClass,
         updated_at: time,
       };
-      const written = await saveUnlessStale(principal, row);
+      const written = await repository.saveUnlessStale(row, sessionOf(principal));
       if (written) {
         const marking = mark(accountNumber, save.deviceId, time);
         if (marking !== undefined) await marking;

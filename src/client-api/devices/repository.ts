@@ -1,159 +1,37 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
-import type { StatementRunner } from '../../core/db/pipeline.ts';
-import type { CoreTables } from '../../core/db/tables.ts';
-import {
-  hotStatements,
-  namedStatement,
-  packedStatement,
-  preparedRead,
-  type RepositoryOptions,
-} from '../accounts/prepared-read.ts';
+import { bindStatement } from '../../core/db/statement.ts';
 import type { AccountTables } from '../accounts/tables.ts';
-import { foldedSessionState, type SessionState } from '../sessions/repository.ts';
+import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
+import { sessionStateOf } from '../sessions/repository.ts';
+import { type DeviceRow, deviceOf, devicesOfAccount, devicesOfAccountInSession } from './statements.ts';
 
-export type DeviceRow = AccountTables['devices'];
+export type { DeviceRow };
 
-/** An account's devices read with a device session's check folded in (see SessionCheck in auth/principal.ts). */
-export interface FoldedDeviceList {
-  /** The session's state (undefined: no such session). */
-  session: SessionState | undefined;
-  /** False when the account does not exist. */
-  account: boolean;
-  devices: DeviceRow[];
-}
-
-export type ListInSession = (sessionId: string, accountNumber: string) => Promise<FoldedDeviceList>;
-
-const deviceColumns = [
-  'account_number',
-  'device_id',
-  'name',
-  'device_class',
-  'enabled',
-  'registered_at',
-  'activated_at',
-  'last_seen_at',
-  'last_playback_at',
-] as const;
-
-/** A folded list's row: the session's state, the account's number when it exists, one device's columns. */
-type FoldedDeviceRow = {
-  session_closed_at: number | null;
-  session_last_used_at: number | null;
-  found_account: string | null;
-} & { [column in keyof DeviceRow]: DeviceRow[column] | null };
-
-function foldedList(rows: FoldedDeviceRow[]): FoldedDeviceList {
-  const devices: DeviceRow[] = [];
-  for (const row of rows) {
-    const { account_number, device_id, name, device_class, enabled, registered_at } = row;
-    const { activated_at, last_seen_at, last_playback_at } = row;
-    if (account_number === null || device_id === null || name === null || device_class === null) continue;
-    if (enabled === null || registered_at === null || activated_at === null || last_seen_at === null)
-      continue;
-    devices.push({
-      account_number,
-      device_id,
-      name,
-      device_class,
-      enabled,
-      registered_at,
-      activated_at,
-      last_seen_at,
-      last_playback_at,
-    });
-  }
-  return {
-    session: foldedSessionState(rows[0]),
-    account: rows[0]?.found_account != null,
-    devices,
-  };
-}
-
-/** The device list of a device token, one named statement: its session, the account, the devices. */
-function listInSessionPostgres(statements: StatementRunner): ListInSession {
-  const statement = packedStatement<FoldedDeviceRow>(
-    statements,
-    'devices_list_in_session',
-    [
-      ['session_closed_at', 's.closed_at'],
-      ['session_last_used_at', 's.last_used_at'],
-      ['found_account', 'a.account_number'],
-      ...deviceColumns.map((column) => [column, `d.${column}`] as const),
-    ],
-    `from sessions s
-       left join accounts a on a.account_number = $2
-       left join devices d on d.account_number = a.account_number
-      where s.id = $1
-      order by d.registered_at, d.device_id`,
-  );
-  return async (sessionId, accountNumber) => foldedList(await statement([sessionId, accountNumber]));
-}
-
-/** The Kysely twin of listInSessionPostgres. */
-function listInSessionKysely(db: Kysely<CoreTables & AccountTables>): ListInSession {
-  return async (sessionId, accountNumber) =>
-    foldedList(
-      await db
-        .selectFrom('sessions as s')
-        .leftJoin('accounts as a', (join) => join.on('a.account_number', '=', accountNumber))
-        .leftJoin('devices as d', 'd.account_number', 'a.account_number')
-        .select([
-          's.closed_at as session_closed_at',
-          's.last_used_at as session_last_used_at',
-          'a.account_number as found_account',
-        ])
-        .select(deviceColumns.map((column) => `d.${column}` as const))
-        .where('s.id', '=', sessionId)
-        .orderBy('d.registered_at')
-        .orderBy('d.device_id')
-        .execute(),
-    );
-}
-
-export function createDeviceRepository(database: Database, options: RepositoryOptions = {}) {
+export function createDeviceRepository(database: Database, gate: SessionGate) {
   const db = database.db.withTables<AccountTables>();
-  const statements = hotStatements(database, options);
+  const ofAccount = bindStatement(database, devicesOfAccount);
+  const ofAccountInSession =
+    database.dialect === 'postgres' ? bindStatement(database, devicesOfAccountInSession) : undefined;
+
   return {
     /**
-     * PostgreSQL only: the list of a device token with its session's check folded in, one round trip.
-     * With `prepared: false`, its Kysely twin.
+     * The account's devices, oldest first; undefined when the account does not exist. With `as`, the caller
+     * is a device token whose session must be open and not idle, else 401 TOKEN_INVALID: on PostgreSQL read
+     * in the same statement (one round trip), on SQLite checked first (see SessionGate).
      */
-    listInSession:
-      database.dialect !== 'postgres'
-        ? undefined
-        : statements === undefined
-          ? listInSessionKysely(db)
-          : listInSessionPostgres(statements),
-
-    /** The account's devices, oldest first: a benchmarked hot path. */
-    list: preparedRead<DeviceRow[]>(
-      database,
-      options,
-      (sqlite) => {
-        const statement = sqlite.prepare<[string], DeviceRow>(
-          'select * from devices where account_number = ? order by registered_at, device_id',
-        );
-        return (accountNumber) => statement.all(accountNumber);
-      },
-      (accountNumber) =>
-        db
-          .selectFrom('devices')
-          .selectAll()
-          .where('account_number', '=', accountNumber)
-          .orderBy('registered_at')
-          .orderBy('device_id')
-          .execute(),
-      (statements) => {
-        const statement = namedStatement<DeviceRow>(
-          statements,
-          'devices_list',
-          'select * from devices where account_number = $1 order by registered_at, device_id',
-        );
-        return (accountNumber) => statement([accountNumber]);
-      },
-    ),
+    async list(accountNumber: string, as?: SessionRef): Promise<DeviceRow[] | undefined> {
+      if (as === undefined || ofAccountInSession === undefined) {
+        if (as !== undefined) await gate.check(as);
+        const rows = await ofAccount({ accountNumber });
+        if (rows[0]?.found_account == null) return undefined;
+        return rows.flatMap((row) => deviceOf(row) ?? []);
+      }
+      const { now } = gate.bound();
+      const rows = await ofAccountInSession({ accountNumber, sessionId: as.sessionId });
+      await gate.accept(as, sessionStateOf(rows[0]), now);
+      if (rows[0]?.found_account == null) return undefined;
+      return rows.flatMap((row) => deviceOf(row) ?? []);
+    },
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {
       return db

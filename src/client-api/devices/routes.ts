@@ -27,8 +27,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
   app.get(
     '/accounts/:accountNumber/devices',
     {
-      // The list folds the device session's check into its statement (one round trip on PostgreSQL).
-      ...guards.foldingSessionCheck({ onRequest: [guards.requireAccount('accountNumber')] }),
+      // The repository checks a device token's session with the list's own statement.
+      onRequest: [guards.authenticateInStatement, guards.requireAccount('accountNumber')],
       schema: operation(
         {
           id: 'AccountManagement_GetValidDevicesAsync',

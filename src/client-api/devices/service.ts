@@ -2,7 +2,7 @@ import type { Config } from '../../core/config.ts';
 import { isoTime } from '../../core/iso-time.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
-import { type Principal, pendingSessionCheck } from '../auth/principal.ts';
+import { type Principal, sessionOf } from '../auth/principal.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { deviceErrors } from './errors.ts';
 import type { DeviceRepository, DeviceRow } from './repository.ts';
@@ -43,18 +43,11 @@ export function createDeviceService(
     toDeviceBase,
     requireDevice,
 
-    /** A device token whose session check is pending settles it in the same statement. */
+    /** As `principal`: a device token's session must be open (the repository checks it with the read). */
     async list(accountNumber: string, principal?: Principal, now = Date.now()): Promise<DeviceBaseValue[]> {
-      const check = pendingSessionCheck(principal);
-      if (check !== undefined && devices.listInSession !== undefined) {
-        const found = await devices.listInSession(check.sessionId, accountNumber);
-        await check.settle(found.session);
-        if (!found.account) throw accountErrors.ACCOUNT_NOT_FOUND();
-        return found.devices.map((row) => toDeviceBase(row, now));
-      }
-      await check?.verify();
-      await accounts.require(accountNumber);
-      return (await devices.list(accountNumber)).map((row) => toDeviceBase(row, now));
+      const rows = await devices.list(accountNumber, sessionOf(principal));
+      if (rows === undefined) throw accountErrors.ACCOUNT_NOT_FOUND();
+      return rows.map((row) => toDeviceBase(row, now));
     },
 
     async get(accountNumber: string, deviceId: string, now = Date.now()): Promise<DeviceBaseValue> {
@@ -91,8 +84,9 @@ export function createDeviceService(
       deviceClass: string | undefined,
       now = Date.now(),
     ): Promise<number> {
-      await accounts.require(accountNumber);
-      const doomed = (await devices.list(accountNumber)).filter(
+      const all = await devices.list(accountNumber);
+      if (all === undefined) throw accountErrors.ACCOUNT_NOT_FOUND();
+      const doomed = all.filter(
         (device) =>
           (deviceClass === undefined || device.device_class === deviceClass) &&
           cooldownLeft(device, now) === 0,

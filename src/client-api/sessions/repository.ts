@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../core/db/database.ts';
-import { namedStatement, preparedRead, type RepositoryOptions } from '../accounts/prepared-read.ts';
+import { bindStatement, defineStatement } from '../../core/db/statement.ts';
 import type { AccountTables } from '../accounts/tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
@@ -11,10 +13,10 @@ export interface SessionState {
 }
 
 /**
- * The session's state as a folded statement reads it beside its data (columns `session_closed_at`,
+ * The session's state as a statement reads it beside its data (columns `session_closed_at`,
  * `session_last_used_at`, null when no session matched); undefined for no row or no session.
  */
-export function foldedSessionState(
+export function sessionStateOf(
   row: { session_closed_at: number | null; session_last_used_at: number | null } | undefined,
 ): SessionState | undefined {
   if (row === undefined || row.session_last_used_at === null) return undefined;
@@ -31,35 +33,23 @@ export interface SessionFilter {
   qspVersion?: string;
 }
 
-export function createSessionRepository(database: Database, options: RepositoryOptions = {}) {
+/** Every request with a device token reads its session's state. */
+export const sessionState = defineStatement(
+  'session_state',
+  (db: Kysely<AccountTables>, args: { id: string }) =>
+    db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', args.id),
+);
+
+export function createSessionRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  // Every request with a device token reads its session's state.
-  const readState = preparedRead<SessionState | undefined>(
-    database,
-    options,
-    (sqlite) => {
-      const statement = sqlite.prepare<[string], SessionState>(
-        'select closed_at, last_used_at from sessions where id = ?',
-      );
-      return (id) => statement.get(id);
-    },
-    (id) =>
-      db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst(),
-    (statements) => {
-      const statement = namedStatement<SessionState>(
-        statements,
-        'session_state',
-        'select closed_at, last_used_at from sessions where id = $1',
-      );
-      return async (id) => (await statement([id]))[0];
-    },
-  );
+  const readStateRows = bindStatement(database, sessionState);
+  const readState = async (id: string): Promise<SessionState | undefined> => (await readStateRows({ id }))[0];
 
   // Session states as last read, each with the `sessions` change signal's value from before that read.
   // Every close changes the signal after its commit, in whichever process it runs, so an entry whose
   // value is still current cannot hide a close. No signal (PostgreSQL): nothing is remembered.
   const signal = database.changeSignal('sessions');
-  const remembered = new Map<string, SessionState & { signal: number }>();
+  const remembered = new LRUCache<string, SessionState & { signal: number }>({ max: REMEMBERED_STATES });
 
   const closed = (count: bigint | number) => {
     if (Number(count) > 0) signal?.change();
@@ -89,10 +79,6 @@ export function createSessionRepository(database: Database, options: RepositoryO
       if (state === undefined) {
         remembered.delete(id);
         return undefined;
-      }
-      if (hit === undefined && remembered.size >= REMEMBERED_STATES) {
-        const oldest = remembered.keys().next();
-        if (!oldest.done) remembered.delete(oldest.value);
       }
       const entry = { closed_at: state.closed_at, last_used_at: state.last_used_at, signal: current };
       remembered.set(id, entry);

@@ -1,0 +1,159 @@
+import { type Kysely, type OnConflictBuilder, sql } from 'kysely';
+import { defineStatement } from '../../core/db/statement.ts';
+import type { AccountTables } from '../accounts/tables.ts';
+import type { ClientContentTables } from '../content-tables.ts';
+
+/** What the bookmark statements read: the bookmarks, and the sessions a device's statements check. */
+export type BookmarkDatabase = Pick<ClientContentTables, 'bookmarks'> & Pick<AccountTables, 'sessions'>;
+
+export type BookmarkRow = ClientContentTables['bookmarks'];
+
+/** A bookmark by its key, narrowed by account and version when they are not null. */
+export interface BookmarkKey {
+  userHash: string;
+  contentId: number;
+  accountNumber: string | null;
+  version: string | null;
+}
+
+/** The device session a statement checks, and the last use before which it counts as idle. */
+interface InSession {
+  sessionId: string;
+  idleBefore: number;
+}
+
+/** `column` equals `value`, or `value` is null (no narrowing): one statement serves both. */
+const narrowedBy = (
+  column: 'account_number' | 'version' | 'b.account_number' | 'b.version',
+  value: string | null,
+) => sql<boolean>`(cast(${value} as text) is null or ${sql.ref(column)} = ${value})`;
+
+/** A save replaces a stored bookmark only when its position is not older than the stored one's. */
+const unlessNewer = (conflict: OnConflictBuilder<BookmarkDatabase, 'bookmarks'>) =>
+  conflict
+    .columns(['user_hash', 'content_id'])
+    .doUpdateSet((eb) => ({
+      account_number: eb.ref('excluded.account_number'),
+      version: eb.ref('excluded.version'),
+      offset_seconds: eb.ref('excluded.offset_seconds'),
+      position_at: eb.ref('excluded.position_at'),
+      device_id: eb.ref('excluded.device_id'),
+      device_class: eb.ref('excluded.device_class'),
+      updated_at: eb.ref('excluded.updated_at'),
+    }))
+    .where('bookmarks.position_at', '<=', (eb) => eb.ref('excluded.position_at'));
+
+export const bookmarkFind = defineStatement(
+  'bookmark_find',
+  (db: Kysely<BookmarkDatabase>, key: BookmarkKey) =>
+    db
+      .selectFrom('bookmarks')
+      .selectAll()
+      .where('user_hash', '=', key.userHash)
+      .where('content_id', '=', key.contentId)
+      .where(narrowedBy('account_number', key.accountNumber))
+      .where(narrowedBy('version', key.version)),
+);
+
+/** One upsert that writes unless the stored position is newer; answers the row written, none when it was not. */
+export const bookmarkSave = defineStatement(
+  'bookmark_save',
+  (db: Kysely<BookmarkDatabase>, row: BookmarkRow) =>
+    db
+      .insertInto('bookmarks')
+      .values({
+        user_hash: row.user_hash,
+        content_id: row.content_id,
+        account_number: row.account_number,
+        version: row.version,
+        offset_seconds: row.offset_seconds,
+        position_at: row.position_at,
+        device_id: row.device_id,
+        device_class: row.device_class,
+        updated_at: row.updated_at,
+      })
+      .onConflict(unlessNewer)
+      .returningAll(),
+);
+
+/** PostgreSQL: the read of a device, its session's state beside the bookmark's columns (null: none). */
+export const bookmarkFindInSession = defineStatement(
+  'bookmark_find_in_session',
+  (db: Kysely<BookmarkDatabase>, key: BookmarkKey & InSession) =>
+    db
+      .selectFrom('sessions as s')
+      .leftJoin('bookmarks as b', (join) =>
+        join
+          .on('b.user_hash', '=', key.userHash)
+          .on('b.content_id', '=', key.contentId)
+          .on(narrowedBy('b.account_number', key.accountNumber))
+          .on(narrowedBy('b.version', key.version)),
+      )
+      .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at'])
+      .select([
+        'b.account_number',
+        'b.version',
+        'b.offset_seconds',
+        'b.position_at',
+        'b.device_id',
+        'b.device_class',
+        'b.updated_at',
+      ])
+      .where('s.id', '=', key.sessionId),
+  { dialects: ['postgres'], packed: true },
+);
+
+/**
+ * PostgreSQL: the save of a device. The insert's values come from a select over its session, so nothing is
+ * written unless the session is open and not idle; answers the session's state and whether it wrote (a
+ * written row is the row sent: no copy of it comes back).
+ */
+export const bookmarkSaveInSession = defineStatement(
+  'bookmark_save_in_session',
+  (db: Kysely<BookmarkDatabase>, row: BookmarkRow & InSession) =>
+    db
+      .with('s', (qb) =>
+        qb.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', row.sessionId),
+      )
+      .with('w', (qb) =>
+        qb
+          .insertInto('bookmarks')
+          .columns([
+            'user_hash',
+            'content_id',
+            'account_number',
+            'version',
+            'offset_seconds',
+            'position_at',
+            'device_id',
+            'device_class',
+            'updated_at',
+          ])
+          .expression(
+            qb
+              .selectFrom('s')
+              .select([
+                sql<string>`${row.user_hash}::text`.as('user_hash'),
+                sql<number>`${row.content_id}::bigint`.as('content_id'),
+                sql<string | null>`${row.account_number}::text`.as('account_number'),
+                sql<string | null>`${row.version}::text`.as('version'),
+                sql<number>`${row.offset_seconds}::integer`.as('offset_seconds'),
+                sql<number>`${row.position_at}::bigint`.as('position_at'),
+                sql<string>`${row.device_id}::text`.as('device_id'),
+                sql<string>`${row.device_class}::text`.as('device_class'),
+                sql<number>`${row.updated_at}::bigint`.as('updated_at'),
+              ])
+              .where('s.closed_at', 'is', null)
+              .where('s.last_used_at', '>=', row.idleBefore),
+          )
+          .onConflict(unlessNewer)
+          .returning(sql<boolean>`true`.as('written')),
+      )
+      .selectFrom('s')
+      .leftJoin('w', (join) => join.onTrue())
+      .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at', 'w.written']),
+  { dialects: ['postgres'] },
+);
+
+/** Every bookmark statement, for the snapshot of what each dialect runs (queries/). */
+export const bookmarkStatements = [bookmarkFind, bookmarkSave, bookmarkFindInSession, bookmarkSaveInSession];

@@ -93,7 +93,6 @@ export function composeAssistantAuth(core: Core) {
     logger,
     audit,
     address,
-    repositories,
     access: createAccess(core.apiKeys),
     signingKeys: createSigningKeys(config, {
       repository: repositories.signingKeys,

@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { agentColumns } from '../../src/agents/tables.ts';
 import { directLineColumns } from '../../src/assistant-auth/directline/tables.ts';
 import { assistantAuthColumns } from '../../src/assistant-auth/tables.ts';
-import { accountColumns } from '../../src/client-api/accounts/tables.ts';
 import { loginThrottleColumns } from '../../src/client-api/auth/tables.ts';
-import { clientContentColumns } from '../../src/client-api/content-tables.ts';
+import { accountColumns, clientContentColumns } from '../../src/client-api/tables.ts';
 import {
   catalogueTypes,
   type MigratedTables,

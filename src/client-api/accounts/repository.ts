@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import { bindStatement, defineStatement } from '../../core/db/statement.ts';
-import type { AccountTables } from './tables.ts';
+import type { AccountTables } from '../tables.ts';
 
 export interface AccountRecord {
   accountNumber: string;

@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import type { ClientContentTables } from '../content-tables.ts';
+import type { ClientContentTables } from '../tables.ts';
 import type { AdBreak } from './schemas.ts';
 
 export type AdInfoTables = Pick<ClientContentTables, 'ad_breaks'>;

@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import { httpErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ClientApi } from '../composition.ts';
@@ -110,23 +111,24 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
     },
   );
 
+  /** An operation of the device's session, authenticated by its refresh token (which rotates). */
+  const refreshing = <R extends TSchema>(header: { id: string; code: string; summary: string }, answer: R) =>
+    operation(
+      { ...header, tag, security: 'refreshToken' },
+      { params: DeviceTokenParams, querystring: TokenQuery, response: { 200: answer } },
+    );
+
   app.get(
     '/auth/devices/:deviceClass/:deviceId/tokens',
     {
-      schema: operation(
+      schema: refreshing(
         {
           id: 'Authentication_GetTokensAsync',
           code: 'GET_TOKENS',
           summary:
             "Fresh tokens for the device's session, authenticated by its refresh token (which rotates).",
-          tag,
-          security: 'refreshToken',
         },
-        {
-          params: DeviceTokenParams,
-          querystring: TokenQuery,
-          response: { 200: TokensResponse },
-        },
+        TokensResponse,
       ),
     },
     async (request) => {
@@ -138,19 +140,13 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
   app.get(
     '/auth/devices/:deviceClass/:deviceId/userInfo',
     {
-      schema: operation(
+      schema: refreshing(
         {
           id: 'Authentication_GetUserAsync',
           code: 'GET_USER_INFO',
           summary: "The session's user and fresh tokens, authenticated by its refresh token (which rotates).",
-          tag,
-          security: 'refreshToken',
         },
-        {
-          params: DeviceTokenParams,
-          querystring: TokenQuery,
-          response: { 200: UserResponse },
-        },
+        UserResponse,
       ),
     },
     async (request) => {

@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import type { AccountTables } from '../accounts/tables.ts';
+import type { AccountTables } from '../tables.ts';
 
 export type DeviceSigningKeyRow = AccountTables['device_signing_keys'];
 

@@ -60,19 +60,10 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
       const { now, idleBefore } = gate.bound();
       const [row] = await inSession.find({ ...key, sessionId: as.sessionId, idleBefore });
       await gate.accept(as, sessionStateOf(row), now);
-      if (row?.offset_seconds == null || row.position_at == null || row.updated_at == null) return undefined;
-      if (row.device_id == null || row.device_class == null) return undefined;
-      return {
-        user_hash: key.userHash,
-        content_id: key.contentId,
-        account_number: row.account_number,
-        version: row.version,
-        offset_seconds: row.offset_seconds,
-        position_at: row.position_at,
-        device_id: row.device_id,
-        device_class: row.device_class,
-        updated_at: row.updated_at,
-      };
+      if (row === undefined || row.offset_seconds === null) return undefined;
+      const { session_closed_at: _closed, session_last_used_at: _used, ...stored } = row;
+      // A joined bookmark's columns are all set when its offset is: they are NOT NULL in the table.
+      return { user_hash: key.userHash, content_id: key.contentId, ...stored } as BookmarkRow;
     },
 
     async saveUnlessStale(row, as) {

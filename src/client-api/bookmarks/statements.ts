@@ -1,7 +1,6 @@
 import { type Kysely, type OnConflictBuilder, sql } from 'kysely';
 import { defineStatement } from '../../core/db/statement.ts';
-import type { AccountTables } from '../accounts/tables.ts';
-import type { ClientContentTables } from '../content-tables.ts';
+import type { AccountTables, ClientContentTables } from '../tables.ts';
 
 /** What the bookmark statements read: the bookmarks, and the sessions a device's statements check. */
 export type BookmarkDatabase = Pick<ClientContentTables, 'bookmarks'> & Pick<AccountTables, 'sessions'>;

@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import type { ClientContentTables } from '../content-tables.ts';
+import type { ClientContentTables } from '../tables.ts';
 
 export type CampaignTables = Pick<ClientContentTables, 'ad_contacts'>;
 

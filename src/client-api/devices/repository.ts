@@ -1,8 +1,8 @@
 import type { Database } from '../../core/db/database.ts';
 import { bindStatement } from '../../core/db/statement.ts';
-import type { AccountTables } from '../accounts/tables.ts';
 import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
 import { sessionStateOf } from '../sessions/repository.ts';
+import type { AccountTables } from '../tables.ts';
 import { type DeviceRow, deviceOf, devicesOfAccount, devicesOfAccountInSession } from './statements.ts';
 
 export type { DeviceRow };

@@ -1,4 +1,6 @@
-import type { App } from '../../core/http/service-app.ts';
+import type { TSchema } from 'typebox';
+import type { RouteSchema } from '../../core/http/route-errors.ts';
+import { type App, noContent } from '../../core/http/service-app.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
@@ -16,10 +18,21 @@ import {
   QspQuery,
 } from './schemas.ts';
 
-const tag = 'devices';
+/** A device operation: tagged `devices`, for the account's own device token or an operator key. */
+const deviceOperation = <S extends RouteSchema>(
+  header: Omit<Parameters<typeof operation>[0], 'tag' | 'security'>,
+  schema: S,
+): S => operation({ ...header, tag: 'devices', security: 'deviceOrOperator' }, schema);
 
 const { ACCOUNT_NOT_FOUND } = accountErrors;
 const { DEVICE_NOT_FOUND } = deviceErrors;
+
+/** A read of one device of the account, which the assistant may do with `devices:read`. */
+const deviceRead = <R extends TSchema>(header: { id: string; code: string; summary: string }, answer: R) =>
+  deviceOperation(
+    { ...header, delegated: 'devices:read', errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND] },
+    { params: DeviceParams, querystring: QspQuery, response: { 200: answer } },
+  );
 
 export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
   const access = { onRequest: [guards.authenticate, guards.requireAccount('accountNumber')] };
@@ -29,13 +42,11 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
     {
       // The repository checks a device token's session with the list's own statement.
       onRequest: [guards.authenticateInStatement, guards.requireAccount('accountNumber')],
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_GetValidDevicesAsync',
           code: 'GET_VALID_DEVICES',
           summary: "The account's devices.",
-          tag,
-          security: 'deviceOrOperator',
           delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND],
         },
@@ -53,13 +64,11 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
     '/accounts/:accountNumber/devices',
     {
       ...access,
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_DeleteMediaPlayersAsync',
           code: 'DELETE_DEVICES',
           summary: "Deletes the account's devices (of one class) that are outside their delete cool-down.",
-          tag,
-          security: 'deviceOrOperator',
           errors: [ACCOUNT_NOT_FOUND],
         },
         {
@@ -69,10 +78,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
         },
       ),
     },
-    async (request, reply) => {
-      await devices.removeAll(request.params.accountNumber, request.query.deviceClass);
-      return reply.code(204).send(null);
-    },
+    async ({ params, query }, reply) =>
+      noContent(reply, devices.removeAll(params.accountNumber, query.deviceClass)),
   );
 
   // Registered before /devices/:mediaPlayerId so the literal segment wins (find-my-way prefers static anyway).
@@ -80,12 +87,10 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
     '/accounts/:accountNumber/devices/playing',
     {
       ...access,
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_GetPlayingDeviceIdsAsync',
           summary: 'Ids of the devices that saved a playback position within the playing window.',
-          tag,
-          security: 'deviceOrOperator',
           delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND],
         },
@@ -103,21 +108,13 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId',
     {
       ...access,
-      schema: operation(
+      schema: deviceRead(
         {
           id: 'AccountManagement_GetDeviceAsync',
           code: 'GET_DEVICES',
           summary: 'One device of the account.',
-          tag,
-          security: 'deviceOrOperator',
-          delegated: 'devices:read',
-          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
         },
-        {
-          params: DeviceParams,
-          querystring: QspQuery,
-          response: { 200: DeviceBase },
-        },
+        DeviceBase,
       ),
     },
     async (request) => devices.get(request.params.accountNumber, request.params.mediaPlayerId),
@@ -127,13 +124,11 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
     '/accounts/:accountNumber/devices/:mediaPlayerId',
     {
       ...access,
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_DeleteMediaPlayerAsync',
           code: 'DELETE_DEVICE',
           summary: 'Deletes a device and ends its sessions; 409 with Retry-After inside the cool-down.',
-          tag,
-          security: 'deviceOrOperator',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_DELETE_COOLDOWN],
         },
         {
@@ -143,25 +138,20 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
         },
       ),
     },
-    async (request, reply) => {
-      const { accountNumber, mediaPlayerId } = request.params;
-      await devices.remove(accountNumber, mediaPlayerId, request.query.deviceClass);
-      return reply.code(204).send(null);
-    },
+    async ({ params, query }, reply) =>
+      noContent(reply, devices.remove(params.accountNumber, params.mediaPlayerId, query.deviceClass)),
   );
 
   app.put(
     '/accounts/:accountNumber/devices/:mediaPlayerId/enabled/:enabled',
     {
       ...access,
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_SetMediaPlayerEnabledAsync',
           code: 'SET_DEVICE_STATE',
           summary:
             'Enables (within MAX_DEVICES_PER_ACCOUNT) or disables a device; disabling ends its sessions.',
-          tag,
-          security: 'deviceOrOperator',
           delegated: 'devices:write',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_LIMIT_REACHED],
         },
@@ -172,32 +162,24 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
         },
       ),
     },
-    async (request, reply) => {
-      const { accountNumber, mediaPlayerId, enabled } = request.params;
-      await devices.setEnabled(accountNumber, mediaPlayerId, enabled === 'true');
-      return reply.code(204).send(null);
-    },
+    async ({ params }, reply) =>
+      noContent(
+        reply,
+        devices.setEnabled(params.accountNumber, params.mediaPlayerId, params.enabled === 'true'),
+      ),
   );
 
   app.get(
     '/accounts/:accountNumber/devices/:mediaPlayerId/name',
     {
       ...access,
-      schema: operation(
+      schema: deviceRead(
         {
           id: 'AccountManagement_GetMediaPlayerNameAsync',
           code: 'GET_DEVICE_NAME',
           summary: "The device's name.",
-          tag,
-          security: 'deviceOrOperator',
-          delegated: 'devices:read',
-          errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND],
         },
-        {
-          params: DeviceParams,
-          querystring: QspQuery,
-          response: { 200: DeviceName },
-        },
+        DeviceName,
       ),
     },
     async (request) => {
@@ -212,13 +194,11 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       ...access,
       // The body's limits are checked by the service so that the error names them (REQUIRED / TOO_LONG).
       attachValidation: true,
-      schema: operation(
+      schema: deviceOperation(
         {
           id: 'AccountManagement_UpdateMediaPlayerNameAsync',
           code: 'SET_DEVICE_NAME',
           summary: 'Renames a device; the body is the bare new name.',
-          tag,
-          security: 'deviceOrOperator',
           delegated: 'devices:write',
           errors: [
             deviceErrors.DEVICE_NAME_REQUIRED,

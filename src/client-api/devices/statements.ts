@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { defineStatement } from '../../core/db/statement.ts';
-import type { AccountTables } from '../accounts/tables.ts';
+import type { AccountTables } from '../tables.ts';
 
 export type DeviceRow = AccountTables['devices'];
 

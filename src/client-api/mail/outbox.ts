@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decrypt, encrypt } from '../../core/secrets.ts';
-import type { ClientContentTables } from '../content-tables.ts';
+import type { ClientContentTables } from '../tables.ts';
 import type { OutboxRepository } from './outbox-repository.ts';
 
 export type MailTables = Pick<ClientContentTables, 'mail_outbox'>;

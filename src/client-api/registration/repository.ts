@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
-import type { ClientContentTables } from '../content-tables.ts';
 import type { MailTables } from '../mail/outbox.ts';
 import { createOutboxRepository, type OutboxRepository } from '../mail/outbox-repository.ts';
+import type { ClientContentTables } from '../tables.ts';
 
 export type RegistrationTables = Pick<
   ClientContentTables,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../core/db/database.ts';
 import { bindStatement, defineStatement } from '../../core/db/statement.ts';
-import type { AccountTables } from '../accounts/tables.ts';
+import type { AccountTables } from '../tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
 

@@ -1,4 +1,4 @@
-import type { App } from '../../core/http/service-app.ts';
+import { type App, noContent } from '../../core/http/service-app.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { ClientApi } from '../composition.ts';
 import { deviceErrors } from '../devices/errors.ts';
@@ -35,10 +35,8 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
         },
       ),
     },
-    async (request, reply) => {
-      await sessions.closeAccountSessions(request.params.accountNumber, request.query.qspVersion);
-      return reply.code(204).send(null);
-    },
+    async ({ params, query }, reply) =>
+      noContent(reply, sessions.closeAccountSessions(params.accountNumber, query.qspVersion)),
   );
 
   app.delete(
@@ -66,10 +64,10 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
         },
       ),
     },
-    async (request, reply) => {
-      const { accountNumber, mediaPlayerId } = request.params;
-      await sessions.closeDeviceSessions(accountNumber, mediaPlayerId, request.query.qspVersion);
-      return reply.code(204).send(null);
-    },
+    async ({ params, query }, reply) =>
+      noContent(
+        reply,
+        sessions.closeDeviceSessions(params.accountNumber, params.mediaPlayerId, query.qspVersion),
+      ),
   );
 }

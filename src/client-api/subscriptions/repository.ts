@@ -1,6 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
-import type { AccountTables } from '../accounts/tables.ts';
-import type { ClientContentTables } from '../content-tables.ts';
+import type { AccountTables, ClientContentTables } from '../tables.ts';
 
 export type SubscriptionTables = Pick<ClientContentTables, 'subscriptions'> & {
   /** Read here only: the offers an operator gave the user at creation (`users.subscriptions`). */

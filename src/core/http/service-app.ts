@@ -283,3 +283,9 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   }
   return app;
 }
+
+/** A 204 answer once `work` is done: what an operation that only acts answers. */
+export async function noContent(reply: FastifyReply, work: Promise<unknown>): Promise<FastifyReply> {
+  await work;
+  return reply.code(204).send(null);
+}

@@ -9,6 +9,7 @@ import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, sql } from 'kysely';
 import { createAccountRepository } from '../src/client-api/accounts/repository.ts';
 import { createAccountService } from '../src/client-api/accounts/service.ts';
+import { USER_HASH_KEY_PURPOSE } from '../src/client-api/accounts/user-hash.ts';
 import type { AccountTables, ClientContentTables } from '../src/client-api/tables.ts';
 import { hashPassword } from '../src/client-api/users/passwords.ts';
 import { createUserRepository } from '../src/client-api/users/repository.ts';
@@ -39,7 +40,10 @@ function preparedInsert<Row extends object>(
 export async function seedSintonia(env: Record<string, string>, dataset: Dataset): Promise<string[]> {
   const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));
   try {
-    const accounts = createAccountService(core, createAccountRepository(core.database));
+    const accounts = createAccountService(
+      core.key(USER_HASH_KEY_PURPOSE),
+      createAccountRepository(core.database),
+    );
     const users = createUserRepository(core.database);
     const passwordHash = await hashPassword(BENCH_PASSWORD);
     const now = Date.now();

@@ -1,6 +1,7 @@
 import type { Core } from '../core/core.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
+import { USER_HASH_KEY_PURPOSE } from './accounts/user-hash.ts';
 import { createAdBreakRepository } from './ad-info/repository.ts';
 import { createAdInfoService } from './ad-info/service.ts';
 import { createDelegatedTokens } from './auth/delegated-tokens.ts';
@@ -49,7 +50,7 @@ export function composeClientApi(core: Core) {
     sessions,
   };
   const signingKeys = createSigningKeys(createSigningKeyRepository(database), core.key(SIGNING_KEY_PURPOSE));
-  const accountService = createAccountService(core, repositories.accounts);
+  const accountService = createAccountService(core.key(USER_HASH_KEY_PURPOSE), repositories.accounts);
   const outbox = createOutboxRepository(database.db.withTables());
   const mailWorker = createMailWorker({
     outbox,
@@ -67,7 +68,7 @@ export function composeClientApi(core: Core) {
       keys: signingKeys,
       apiKeys: core.apiKeys,
       gate,
-      delegated: createDelegatedTokens(core),
+      delegated: createDelegatedTokens(core, core.logger.child({ component: 'delegated-tokens' })),
       deviceRequestLimit: config.CLIENT_API_DEVICE_REQUEST_LIMIT,
       requestLimitWindowSeconds: config.REQUEST_LIMIT_WINDOW,
     }),

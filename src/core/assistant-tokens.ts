@@ -5,7 +5,8 @@ import {
   errors as joseErrors,
   jwtVerify,
 } from 'jose';
-import type { Core } from './core.ts';
+import type { Config } from './config.ts';
+import type { ServiceName } from './core.ts';
 
 /**
  * Tokens the assistant signs (assistant-auth holds its private keys), checked by the services it calls:
@@ -13,13 +14,19 @@ import type { Core } from './core.ts';
  * `sintonia-client-api`). Both verify against the assistant's published key set.
  */
 
+/** Where the assistant is: what a service needs to know to check its tokens (a Core is one). */
+export interface AssistantLocation {
+  readonly config: Pick<Config, 'PUBLIC_BASE_URL' | 'ASSISTANT_JWKS_URL'>;
+  serviceUrl(name: ServiceName): string;
+}
+
 /** The assistant's issuer, as assistant-auth names itself in its discovery document. */
-export function assistantIssuer(core: Core): string {
+export function assistantIssuer(core: AssistantLocation): string {
   return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
 }
 
 /** Where the assistant's public keys are: ASSISTANT_JWKS_URL, else assistant-auth's /openid/jwk. */
-export function assistantJwksUrl(core: Core): string {
+export function assistantJwksUrl(core: AssistantLocation): string {
   return core.config.ASSISTANT_JWKS_URL ?? `${core.serviceUrl('assistant-auth')}/openid/jwk`;
 }
 
@@ -48,7 +55,10 @@ function isKeySetUnavailable(error: unknown): boolean {
  * set and fetches it again for an unknown kid, at most every 30 s), issuer, audience and expiry. The key
  * set's URL is read at each call: a service learns its siblings' addresses only once they listen.
  */
-export function createAssistantTokenVerifier(core: Core, audience: string): AssistantTokenVerifier {
+export function createAssistantTokenVerifier(
+  core: AssistantLocation,
+  audience: string,
+): AssistantTokenVerifier {
   const keySets = new Map<string, JWTVerifyGetKey>();
   const keySetFor = (url: string) => {
     let keySet = keySets.get(url);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createAccountRepository } from '../../src/client-api/accounts/repository.ts';
 import { createAccountService } from '../../src/client-api/accounts/service.ts';
+import { USER_HASH_KEY_PURPOSE } from '../../src/client-api/accounts/user-hash.ts';
 import { hashPassword } from '../../src/client-api/users/passwords.ts';
 import { createUserRepository } from '../../src/client-api/users/repository.ts';
 import { loadConfig } from '../../src/core/config.ts';
@@ -35,7 +36,10 @@ async function listen(app: App): Promise<string> {
 
 before(async () => {
   core = await createTestCore();
-  const accounts = createAccountService(core, createAccountRepository(core.database));
+  const accounts = createAccountService(
+    core.key(USER_HASH_KEY_PURPOSE),
+    createAccountRepository(core.database),
+  );
   const users = createUserRepository(core.database);
   const passwordHash = await hashPassword(password);
   for (const accountNumber of ['rev-1', 'rev-2']) {

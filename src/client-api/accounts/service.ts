@@ -1,4 +1,3 @@
-import type { Core } from '../../core/core.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../../core/delegation.ts';
 import { accountErrors } from './errors.ts';
 import type { AccountRecord, AccountRepository } from './repository.ts';
@@ -10,7 +9,8 @@ const accountNumberPattern = new RegExp(ACCOUNT_NUMBER_PATTERN);
 /** Input an operator gave that the accounts or users refuse; the admin commands print it as is. */
 export class OperatorInputError extends Error {}
 
-export function createAccountService(core: Core, accounts: AccountRepository) {
+/** `userHashKey`: the key the userHash of a new account is made with (USER_HASH_KEY_PURPOSE). */
+export function createAccountService(userHashKey: Buffer, accounts: AccountRepository) {
   return {
     /** Operators create accounts (CLI, demo data). */
     async create(accountNumber: string, now = Date.now()): Promise<AccountRecord> {
@@ -23,7 +23,7 @@ export function createAccountService(core: Core, accounts: AccountRepository) {
       const row = {
         account_number: accountNumber,
         user_code: userCode,
-        user_hash: userHashOf(core, userCode),
+        user_hash: userHashOf(userHashKey, userCode),
         created_at: now,
       };
       if (!(await accounts.insert(row)))

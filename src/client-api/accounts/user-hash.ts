@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Core } from '../../core/core.ts';
 import { keyedHash } from '../../core/secrets.ts';
+
+/** What the userHash key is derived for (Core.key). */
+export const USER_HASH_KEY_PURPOSE = 'client-api:user-hash';
 
 /** A new account's secret user code: random, never shown. */
 export function newUserCode(): string {
@@ -11,6 +13,6 @@ export function newUserCode(): string {
  * The account's userHash: HMAC-SHA256 of its user code under a server key, base64url (43 characters,
  * within the contract's 48). Stable for the account, opaque to clients, and not reversible without the key.
  */
-export function userHashOf(core: Core, userCode: string): string {
-  return Buffer.from(keyedHash(core.key('client-api:user-hash'), userCode), 'hex').toString('base64url');
+export function userHashOf(key: Buffer, userCode: string): string {
+  return Buffer.from(keyedHash(key, userCode), 'hex').toString('base64url');
 }

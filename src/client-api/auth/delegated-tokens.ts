@@ -1,6 +1,10 @@
 import { decodeJwt } from 'jose';
-import { assistantIssuer, createAssistantTokenVerifier } from '../../core/assistant-tokens.ts';
-import type { Core } from '../../core/core.ts';
+import type { Logger } from 'pino';
+import {
+  type AssistantLocation,
+  assistantIssuer,
+  createAssistantTokenVerifier,
+} from '../../core/assistant-tokens.ts';
 import {
   ACCOUNT_NUMBER_PATTERN,
   CLIENT_API_AUDIENCE,
@@ -39,16 +43,16 @@ export interface DelegatedTokens {
   principal(token: string): Promise<AssistantPrincipal>;
 }
 
-export function createDelegatedTokens(core: Core): DelegatedTokens {
-  const verifier = createAssistantTokenVerifier(core, CLIENT_API_AUDIENCE);
+export function createDelegatedTokens(assistant: AssistantLocation, logger: Logger): DelegatedTokens {
+  const verifier = createAssistantTokenVerifier(assistant, CLIENT_API_AUDIENCE);
   const refused = (why: string) => {
-    core.logger.info({ reason: why }, 'delegated token refused');
+    logger.info({ reason: why }, 'delegated token refused');
     return bearerRefusals.TOKEN_INVALID();
   };
   return {
     isAssistants(token) {
       try {
-        return decodeJwt(token).iss === assistantIssuer(core);
+        return decodeJwt(token).iss === assistantIssuer(assistant);
       } catch {
         return false;
       }

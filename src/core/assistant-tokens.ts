@@ -21,7 +21,10 @@ export interface AssistantLocation {
 }
 
 /** The assistant's issuer, as assistant-auth names itself in its discovery document. */
-export function assistantIssuer(core: AssistantLocation): string {
+export function assistantIssuer(core: {
+  readonly config: Pick<Config, 'PUBLIC_BASE_URL'>;
+  serviceUrl(name: 'assistant-auth'): string;
+}): string {
   return `${core.config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth')}/openid/issuer`;
 }
 

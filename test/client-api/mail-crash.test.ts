@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { MailTables } from '../../src/client-api/mail/outbox.ts';
+import type { MailTables } from '../../src/client-api/mail/outbox-repository.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
 import { header, type SmtpSink, startSmtpSink, textBody } from './mail-smtp-fixture.ts';

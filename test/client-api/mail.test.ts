@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { enqueueMail, type MailTables, OUTBOX_KEY_PURPOSE } from '../../src/client-api/mail/outbox.ts';
+import { enqueueMail, OUTBOX_KEY_PURPOSE } from '../../src/client-api/mail/outbox.ts';
+import type { MailTables } from '../../src/client-api/mail/outbox-repository.ts';
 import { createOutboxRepository } from '../../src/client-api/mail/outbox-repository.ts';
 import { createMailTransport } from '../../src/client-api/mail/transport.ts';
 import { createMailWorker, type MailWorker, retryDelay } from '../../src/client-api/mail/worker.ts';

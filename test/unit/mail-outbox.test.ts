@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { enqueueMail, type OutboxRow } from '../../src/client-api/mail/outbox.ts';
-import type { FailedAttempt, OutboxRepository } from '../../src/client-api/mail/outbox-repository.ts';
+import { enqueueMail } from '../../src/client-api/mail/outbox.ts';
+import type {
+  FailedAttempt,
+  OutboxRepository,
+  OutboxRow,
+} from '../../src/client-api/mail/outbox-repository.ts';
 import { outboxStatus } from '../../src/client-api/mail/status.ts';
 import { createMailWorker } from '../../src/client-api/mail/worker.ts';
 

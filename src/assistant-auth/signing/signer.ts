@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { assistantIssuer } from '../../core/assistant-tokens.ts';
 import type { Config } from '../../core/config.ts';
 import type { Database } from '../../core/db/database.ts';
 import { decrypt } from '../../core/secrets.ts';
@@ -48,8 +49,8 @@ export function createAssistantSigner(
 ): AssistantSigner {
   const { config } = source;
   const sealingKey = signingKeysSecret(source);
-  // The issuer as the verifiers expect it (core's assistantIssuer): the service's public address.
-  const issuer = () => `${config.PUBLIC_BASE_URL ?? source.serviceUrl('assistant-auth')}/openid/issuer`;
+  // Read per call, as the verifiers read it: the service's public address.
+  const issuer = () => assistantIssuer(source);
   // Imported private keys by kid: importing is the costly part, and a kid never changes its key.
   const imported = new Map<string, CryptoKey | Uint8Array>();
 

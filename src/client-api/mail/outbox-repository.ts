@@ -1,6 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { CoreTables } from '../../core/db/tables.ts';
-import type { MailTables, OutboxRow } from './outbox.ts';
+import type { ClientContentTables } from '../tables.ts';
+
+export type MailTables = Pick<ClientContentTables, 'mail_outbox'>;
+
+export type OutboxRow = MailTables['mail_outbox'];
 
 /** How a failed attempt leaves a message: due again later, or failed for good. */
 export interface FailedAttempt {

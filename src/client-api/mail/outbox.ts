@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decrypt, encrypt } from '../../core/secrets.ts';
-import type { ClientContentTables } from '../tables.ts';
-import type { OutboxRepository } from './outbox-repository.ts';
-
-export type MailTables = Pick<ClientContentTables, 'mail_outbox'>;
-
-export type OutboxRow = MailTables['mail_outbox'];
+import type { OutboxRepository, OutboxRow } from './outbox-repository.ts';
 
 export interface MailMessage {
   to: string;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.ts';
-import { type OutboxRow, openMessage } from './outbox.ts';
-import type { OutboxRepository } from './outbox-repository.ts';
+import { openMessage } from './outbox.ts';
+import type { OutboxRepository, OutboxRow } from './outbox-repository.ts';
 import type { MailTransport } from './transport.ts';
 
 /** Longer than any one delivery may take (nodemailer's timeouts add up to ~40 s). */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
-import type { MailTables } from '../mail/outbox.ts';
+import type { MailTables } from '../mail/outbox-repository.ts';
 import { createOutboxRepository, type OutboxRepository } from '../mail/outbox-repository.ts';
 import type { ClientContentTables } from '../tables.ts';
 

@@ -1,6 +1,6 @@
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyRequest } from 'fastify';
-import type { App } from './service-app.ts';
+import type { App } from './app.ts';
 
 /** Where every service with an API document serves its reference page (at the root, not under a base path). */
 export const DOCS_PATH = '/docs';

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {} from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import ajvFormats from 'ajv-formats';
@@ -18,6 +17,7 @@ import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
 import { authErrors, errorBodySchema, httpErrors } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
+import type { App } from './app.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
@@ -27,13 +27,7 @@ import { withErrors } from './route-errors.ts';
 import { recordRouteMethods } from './route-methods.ts';
 import { strictBodyValidators } from './validation.ts';
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { App };
 
 /** A service's composition root: builds its repositories, services and workers, registers its routes. */
 export type ServicePlugin = FastifyPluginAsync<{ core: Core }>;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 /** The four media types of the client API, in the server's order of preference. */
 export const mediaTypes = [
   'application/json',
@@ -42,14 +43,12 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
   const cached = acceptCache.get(accept);
   if (cached !== undefined) return cached === 'none' ? undefined : cached;
   const chosen = computeNegotiation(accept);
-  if (acceptCache.size >= ACCEPT_CACHE_SIZE) acceptCache.clear();
   acceptCache.set(accept, chosen ?? 'none');
   return chosen;
 }
 
 /** Clients send a handful of distinct Accept headers; remembering them keeps negotiation off the hot path. */
-const ACCEPT_CACHE_SIZE = 512;
-const acceptCache = new Map<string, MediaType | 'none'>();
+const acceptCache = new LRUCache<string, MediaType | 'none'>({ max: 512 });
 
 function computeNegotiation(accept: string): MediaType | undefined {
   const best = new Map<MediaType, Candidate>();

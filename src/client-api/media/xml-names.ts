@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Element names and text escaping for XML. Keys that are not XML names are escaped the way .NET's
  * XmlConvert.EncodeName does it (`_xHHHH_` per offending character, `_` escaped when it would start such
@@ -18,7 +20,8 @@ const SIMPLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 const ESCAPE_LIKE = /^_x([0-9A-Fa-f]{4,6})?_/;
 const ESCAPED = /_x([0-9A-Fa-f]{4,6})_/g;
 
-const nameCache = new Map<string, string>();
+/** Keys repeat (a schema's few field names): each is escaped once. */
+const nameCache = new LRUCache<string, string>({ max: 1024 });
 
 function hex(code: number): string {
   return code.toString(16).toUpperCase().padStart(4, '0');
@@ -44,7 +47,7 @@ export function encodeName(key: string): string {
   const cached = nameCache.get(key);
   if (cached !== undefined) return cached;
   const name = SIMPLE_NAME.test(key) && !key.includes('_x') ? key : escapeName(key);
-  if (nameCache.size < 1024) nameCache.set(key, name);
+  nameCache.set(key, name);
   return name;
 }
 

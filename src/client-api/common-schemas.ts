@@ -35,3 +35,9 @@ export function boundedString(max: number, options: { minLength?: number; descri
 }
 
 export type Int64IdValue = Static<typeof Int64Id>;
+
+/**
+ * The device class in an operation's path: any class, as the caller names it (a device token's own class is
+ * the stricter DeviceClass of auth/schemas.ts, checked where a token acts for its device).
+ */
+export const PathDeviceClass = boundedString(24, { description: 'Class of the client device (at most 24).' });

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { boundedString } from '../common-schemas.ts';
+import { boundedString, PathDeviceClass } from '../common-schemas.ts';
 
 export const contentsTypes = [
   'Voditems',
@@ -16,7 +16,7 @@ export type ContentsType = (typeof contentsTypes)[number];
 export const adFreeContents: readonly ContentsType[] = ['Channels', 'Commercials'];
 
 export const adInfoParams = Type.Object({
-  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  deviceClass: PathDeviceClass,
   contents: Type.Unsafe<ContentsType>({
     type: 'string',
     enum: [...contentsTypes],

@@ -1,13 +1,11 @@
 import Type, { type Static } from 'typebox';
-import { boundedString, Int64Id } from '../common-schemas.ts';
+import { boundedString, Int64Id, PathDeviceClass } from '../common-schemas.ts';
 
 /** A device clock this far ahead of ours is refused rather than allowed to pin a bookmark forever. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
-export const DeviceClass = boundedString(24, { description: 'Class of the client device (at most 24).' });
-
 export const bookmarkReadParams = Type.Object({
-  deviceClass: DeviceClass,
+  deviceClass: PathDeviceClass,
   userHash: boundedString(48, { description: 'The user code (GET /accounts/{n}/userHash).' }),
   contentId: Int64Id,
 });

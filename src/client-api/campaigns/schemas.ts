@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { boundedString } from '../common-schemas.ts';
+import { boundedString, PathDeviceClass } from '../common-schemas.ts';
 
 export const campaignParams = Type.Object({
-  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  deviceClass: PathDeviceClass,
   accountNumber: boundedString(48),
   campaign: boundedString(24, { description: 'Advertising campaign (at most 24, as in ad-info).' }),
 });

@@ -1,12 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { boundedString, Int64Id } from '../common-schemas.ts';
+import { boundedString, Int64Id, PathDeviceClass } from '../common-schemas.ts';
 
 /** The published scale: whole stars from 1 to 5 (docs/decisions.md). */
 export const RATING_MIN = 1;
 export const RATING_MAX = 5;
 
 export const ratingParams = Type.Object({
-  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  deviceClass: PathDeviceClass,
   module: boundedString(48, { description: 'Catalogue module the content belongs to.' }),
   contentId: Int64Id,
   rating: Type.Integer({

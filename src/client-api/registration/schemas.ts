@@ -1,8 +1,8 @@
 import Type, { type Static } from 'typebox';
-import { boundedString } from '../common-schemas.ts';
+import { boundedString, PathDeviceClass } from '../common-schemas.ts';
 
 export const registrationParams = Type.Object({
-  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  deviceClass: PathDeviceClass,
 });
 
 export const registrationLanguages = ['es', 'en'] as const;

@@ -1,11 +1,11 @@
 import Type, { type Static } from 'typebox';
-import { boundedString } from '../common-schemas.ts';
+import { boundedString, PathDeviceClass } from '../common-schemas.ts';
 
 /** One path segment `{codPersona};{codOferta}`: router parameters cannot split at `;`, the schema does. */
 export const OFFER_PATTERN = '^[^;]{1,48};[^;]{1,48}$';
 
 export const upgradeParams = Type.Object({
-  deviceClass: boundedString(24, { description: 'Class of the client device (at most 24).' }),
+  deviceClass: PathDeviceClass,
   platformUserId: boundedString(64),
   offer: Type.String({
     pattern: OFFER_PATTERN,

@@ -129,7 +129,7 @@ export function chatPageRoutes(
       limiter?.hit(request.ip);
       const { username, password } = request.body;
       const { token, expires_in, conversationId } = await channel.token({
-        speaker: () => chatPage.signIn(username, password),
+        speaker: () => chatPage.signIn(username, password, request.ip),
       });
       reply.header('cache-control', 'no-store');
       return { token, expires_in, conversationId, domain: chatPage.settings().domain };

@@ -1,3 +1,4 @@
+import { vouchingHeaders } from '../../core/api-keys/vouched-address.ts';
 import type { Config } from '../../core/config.ts';
 import { httpErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
@@ -18,10 +19,11 @@ interface BasicCheck {
  * The chat page acting as its own gateway: a person signs in with their pay-TV user name and password,
  * checked by client-api (its HTTP Basic check, with its sign-in throttling), and their web identity is
  * linked to the account they proved — the account-linking a gateway does before its callback. Answers
- * the assistantId a conversation may then be bound to.
+ * the assistantId a conversation may then be bound to. With ASSISTANT_RUNTIME_KEY, the key vouches for
+ * the person's own address, so client-api's per-address limit counts them, not this service.
  */
 export function createChatSignIn(
-  settings: Pick<Config, 'SUBSYSTEM_TIMEOUT_MS'>,
+  settings: Pick<Config, 'SUBSYSTEM_TIMEOUT_MS' | 'ASSISTANT_RUNTIME_KEY'>,
   {
     clientApiUrl,
     users,
@@ -33,13 +35,18 @@ export function createChatSignIn(
     audit: Audit;
   },
 ) {
-  return async (username: string, password: string): Promise<string> => {
+  return async (username: string, password: string, clientAddress: string): Promise<string> => {
     const url = `${clientApiUrl()}/auth/web/users/authenticate`;
+    // Read per call: the demo sets the key once its data is loaded, after the services are composed.
+    const runtimeKey = settings.ASSISTANT_RUNTIME_KEY;
     const answer = await callSubsystem<BasicCheck>(
       {
         subsystem: 'client-api',
         url,
-        headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+          ...(runtimeKey === undefined ? {} : vouchingHeaders(runtimeKey, clientAddress)),
+        },
         timeoutMs: settings.SUBSYSTEM_TIMEOUT_MS,
       },
       [401, 429],

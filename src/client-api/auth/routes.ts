@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
+import { vouchedClientAddress } from '../../core/api-keys/vouched-address.ts';
 import { httpErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { ClientApi } from '../composition.ts';
@@ -19,9 +21,12 @@ import {
 
 const tag = 'authentication';
 const { CREDENTIALS_INVALID, LOGIN_THROTTLED } = authenticationErrors;
-const { METHOD_NOT_ALLOWED } = httpErrors;
+const { METHOD_NOT_ALLOWED, RATE_LIMITED } = httpErrors;
 
-export function authRoutes(app: App, { auth }: ClientApi): void {
+export function authRoutes(app: App, { auth, core }: ClientApi): void {
+  // The chat page signs people in through these operations: a runtime key may name the person's address.
+  const clientAddress = (request: FastifyRequest) => vouchedClientAddress(core.apiKeys, request);
+
   app.post(
     '/auth/:deviceClass/users/authenticate',
     {
@@ -36,6 +41,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           errors: [
             CREDENTIALS_INVALID,
             LOGIN_THROTTLED,
+            RATE_LIMITED,
             deviceErrors.DEVICE_DISABLED,
             deviceErrors.DEVICE_LIMIT_REACHED,
           ],
@@ -54,7 +60,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
         request.body,
         request.query.qspVersion,
         request.query['auth-only'] === true,
-        request.ip,
+        await clientAddress(request),
       );
       return { user: toUserValue(result.user), ...('tokens' in result ? { tokens: result.tokens } : {}) };
     },
@@ -71,7 +77,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
           security: 'basic',
-          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED],
+          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED, RATE_LIMITED],
         },
         {
           params: DeviceClassParams,
@@ -80,7 +86,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request) => {
-      const user = await auth.checkBasic(request.headers.authorization, request.ip);
+      const user = await auth.checkBasic(request.headers.authorization, await clientAddress(request));
       return { authenticated: true, platformUserId: user.platformUserId, accountNumber: user.accountNumber };
     },
   );
@@ -97,7 +103,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
           security: 'basic',
-          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED],
+          errors: [METHOD_NOT_ALLOWED, LOGIN_THROTTLED, RATE_LIMITED],
         },
         {
           params: DeviceClassParams,
@@ -106,7 +112,7 @@ export function authRoutes(app: App, { auth }: ClientApi): void {
       ),
     },
     async (request, reply) => {
-      await auth.checkBasic(request.headers.authorization, request.ip);
+      await auth.checkBasic(request.headers.authorization, await clientAddress(request));
       return reply.code(204).send(null);
     },
   );

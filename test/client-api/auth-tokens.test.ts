@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { loadConfig } from '../../src/core/config.ts';
+import { openCore } from '../../src/core/core.ts';
+import { buildServiceApp } from '../../src/core/http/service-app.ts';
+import { services } from '../../src/family.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 
 describe('client-api device tokens', () => {
@@ -37,14 +41,6 @@ describe('client-api device tokens', () => {
         200,
       );
 
-      const reused = await f.app.inject({
-        method: 'GET',
-        url: tokensUrl,
-        headers: { authorization: `Bearer ${signed.refreshToken}` },
-      });
-      assert.equal(reused.statusCode, 401);
-      assert.deepEqual(errorTypes(reused), ['REFRESH_TOKEN_INVALID']);
-
       const info = await f.app.inject({
         method: 'GET',
         url: `${BASE}/auth/devices/smarttv/tv-rot/userInfo`,
@@ -54,6 +50,61 @@ describe('client-api device tokens', () => {
       assert.equal(info.json().user.email, 'auth-1@example.test');
       assert.equal(info.json().tokens.tier, 'Staging', 'the session keeps its tier');
       assert.notEqual(info.json().tokens.refreshToken, tokens.refreshToken);
+
+      // Replayed after its rotation (which also ends the session: see the next test).
+      const reused = await f.app.inject({
+        method: 'GET',
+        url: tokensUrl,
+        headers: { authorization: `Bearer ${signed.refreshToken}` },
+      });
+      assert.equal(reused.statusCode, 401);
+      assert.deepEqual(errorTypes(reused), ['REFRESH_TOKEN_INVALID']);
+    });
+
+    it('a replayed rotated refresh token closes its session: the newer refresh token and the access tokens are refused at once', async (t) => {
+      const signed = await f.signIn('auth-1@example.test', 'tv-replay');
+      const other = await f.signIn('auth-1@example.test', 'tv-bystander');
+      const refresh = (token: string) =>
+        f.app.inject({
+          method: 'GET',
+          url: `${BASE}/auth/devices/smarttv/tv-replay/tokens`,
+          headers: { authorization: `Bearer ${token}` },
+        });
+      const devices = (token: string) => f.call('GET', '/accounts/auth-1/devices', { token });
+      // A second process on the same store, which has seen the session open, must hear of the close too.
+      const second = await openCore(loadConfig(f.core.env as NodeJS.ProcessEnv));
+      const secondApp = await buildServiceApp(second, services['client-api']);
+      t.after(async () => {
+        await secondApp.close();
+        await second.close();
+      });
+      const devicesOnSecond = (token: string) =>
+        secondApp.inject({
+          method: 'GET',
+          url: `${BASE}/accounts/auth-1/devices`,
+          headers: { authorization: `Bearer ${token}` },
+        });
+
+      const rotated = await refresh(signed.refreshToken);
+      assert.equal(rotated.statusCode, 200);
+      const { accessToken, refreshToken } = rotated.json();
+      assert.equal((await devices(accessToken)).statusCode, 200);
+      assert.equal((await devicesOnSecond(accessToken)).statusCode, 200);
+
+      const replayed = await refresh(signed.refreshToken);
+      assert.equal(replayed.statusCode, 401);
+      assert.deepEqual(errorTypes(replayed), ['REFRESH_TOKEN_INVALID']);
+
+      const newer = await refresh(refreshToken);
+      assert.equal(newer.statusCode, 401, 'the refresh token issued after the replayed one');
+      assert.deepEqual(errorTypes(newer), ['REFRESH_TOKEN_INVALID']);
+      for (const token of [accessToken, signed.accessToken]) {
+        const refused = await devices(token);
+        assert.equal(refused.statusCode, 401);
+        assert.deepEqual(errorTypes(refused), ['TOKEN_INVALID']);
+      }
+      assert.equal((await devicesOnSecond(accessToken)).statusCode, 401, 'the second process refuses it too');
+      assert.equal((await devices(other.accessToken)).statusCode, 200, 'another session is untouched');
     });
 
     it('401 without a refresh token, with an access token instead, or for another device', async () => {

@@ -186,8 +186,8 @@ export function createAuthService({ config, users, devices, sessions, signingKey
 
     /**
      * GET …/tokens and …/userInfo: the session's refresh token (as a bearer) for fresh tokens; the
-     * refresh token rotates, so each one works once. tier, scope and sessionUserProfile, when given,
-     * replace the session's and go into the access token.
+     * refresh token rotates, so each one works once, and a replayed one closes its session. tier, scope
+     * and sessionUserProfile, when given, replace the session's and go into the access token.
      */
     async refresh(
       { deviceClass, deviceId }: { deviceClass: string; deviceId: string },
@@ -202,7 +202,12 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       const parsed = parseRefreshToken(presented);
       const session = parsed ? await sessions.find(parsed.sessionId) : undefined;
       if (!parsed || !session || session.closed_at !== null) throw refused();
-      if (!sameHash(session.refresh_hash, parsed.hash)) throw refused();
+      if (!sameHash(session.refresh_hash, parsed.hash)) {
+        // A refresh token of this session that is no longer its current one: it was rotated, so someone
+        // replays it (a thief or the robbed device). The session ends, with the tokens issued after it.
+        await sessions.closeById(session.id, now);
+        throw refused();
+      }
       if (session.device_class !== deviceClass || session.device_id !== deviceId) throw refused();
       if (
         session.refresh_expires_at <= now ||

@@ -125,6 +125,21 @@ describe('request logging options', () => {
       assert.ok(!all.includes(secret), secret);
   });
 
+  it('an e-mail address in the path is masked in the request line, as sent or percent-encoded', async () => {
+    const urls = {
+      'log-e1': ['/items/alice@example.test', '/items/…@…'],
+      'log-e2': ['/items/alice.b%40example.test?email=bob@example.test', '/items/…@…?email=…'],
+    };
+    for (const [requestId, [url, logged]] of Object.entries(urls)) {
+      const response = await app.inject({ method: 'GET', url: String(url), headers: { 'x-request-id': requestId } });
+      assert.equal(response.statusCode, 200);
+      const line = logs.find((entry) => entry.requestId === requestId && entry.msg === 'request completed');
+      assert.equal(line?.url, logged);
+    }
+    const all = JSON.stringify(logs);
+    for (const address of ['alice', 'bob@']) assert.ok(!all.includes(address), address);
+  });
+
   it('a path the router refuses itself (414) still gets its one request line and its histogram sample', async () => {
     const response = await app.inject({
       method: 'GET',

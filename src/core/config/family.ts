@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { optionalKey, port } from './kinds.ts';
 
-/** What every service reads: where they listen, the store, logs, the master key, request bodies and shutdown. */
+/** What every service reads: where they listen, the store, logs, the master key, requests and shutdown. */
 export const familyVariables = {
   HOST: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address the services listen on.' }),
   CLIENT_API_PORT: port(8080, 'Port of client-api; 0 picks a free port.'),
@@ -70,6 +70,27 @@ export const familyVariables = {
     maximum: 256,
     default: 32,
     description: 'Deepest nesting of a request body (400 above).',
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 20000,
+    description:
+      'How long a client may take to send the headers of a request, from its first byte; then 408 and the connection is closed (checked every second). Headers are a few KiB: 20 s closes a slow-headers (slowloris) connection well within a minute, even a slow mobile link sends them in a second.',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3600000,
+    default: 55000,
+    description:
+      'How long a client may take to send a whole request, headers and body; then 408 and the connection is closed (checked every second). 55 s closes a slow-body connection within a minute and lets the largest upload of the defaults (DIRECTLINE_UPLOAD_LIMIT, 4 MiB) through at 0.6 Mbit/s, a slow mobile uplink; raise it with the upload limit or for slower links.',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600000,
+    default: 72000,
+    description:
+      'How long an idle kept-alive connection stays open for its next request. Longer than the 60 s idle timeout of common proxies and load balancers, so they close first and never reuse a connection the service is closing.',
   }),
   SHUTDOWN_DRAIN_MS: Type.Integer({
     minimum: 0,

@@ -95,3 +95,22 @@ export function requestIdSource(): () => string {
     return prefix + counter.toString(16).padStart(12, '0');
   };
 }
+
+/** A path segment holding an e-mail address: its `@` as sent or percent-encoded. */
+const EMAIL_SEGMENT = /[^/]*(?:@|%40)[^/]*/g;
+
+/**
+ * The URL as the logs show it: an e-mail address in the path (`/users/{email}`) masked, and the names of
+ * query parameters without their values (they may carry tokens or addresses).
+ */
+export function logUrl(url: string): string {
+  const queryAt = url.indexOf('?');
+  let path = queryAt === -1 ? url : url.slice(0, queryAt);
+  // Checked first: almost no path holds an address, and most lines are written without a regular expression.
+  if (path.includes('@') || path.includes('%40')) path = path.replace(EMAIL_SEGMENT, '…@…');
+  if (queryAt === -1) return path;
+  const query = url.slice(queryAt + 1);
+  if (!query) return path;
+  const names = [...new URLSearchParams(query).keys()];
+  return `${path}?${names.map((name) => `${name}=…`).join('&')}`;
+}

@@ -22,7 +22,7 @@ import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
-import { lazyRequestLogger, requestIdSource } from './request-logger.ts';
+import { lazyRequestLogger, logUrl, requestIdSource } from './request-logger.ts';
 import { withErrors } from './route-errors.ts';
 import { recordRouteMethods } from './route-methods.ts';
 import { strictBodyValidators } from './validation.ts';
@@ -80,14 +80,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export const MAX_PARAM_LENGTH = 1024;
 
-/** Logs the path and the names of query parameters, never their values (they may carry tokens). */
-function logUrl(url: string): string {
-  if (!url.includes('?')) return url;
-  const [path, query] = url.split('?', 2);
-  if (!query) return path ?? url;
-  const names = [...new URLSearchParams(query).keys()];
-  return `${path}?${names.map((name) => `${name}=…`).join('&')}`;
-}
+/** How often the server looks for connections past the headers or request timeout. */
+const TIMEOUT_CHECK_MS = 1000;
 
 export function serviceOptions(
   core: Core,
@@ -105,9 +99,21 @@ export function serviceOptions(
       },
     },
   );
+  const { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS } = core.config;
+  // Node refuses headers allowed longer than the whole request.
+  const headersTimeout = Math.min(HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS);
   return {
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: core.config.BODY_LIMIT,
+    // A slow sender is cut off at the headers and request timeouts; Node looks for them every
+    // connectionsCheckingInterval (30 s by default), which would stretch each bound by up to that.
+    http: {
+      headersTimeout,
+      requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, headersTimeout),
+    },
+    requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
     // Only these peers' X-Forwarded-For is believed: by default request.ip is the socket's peer.
     trustProxy: core.config.TRUSTED_PROXIES.trim()
       .split(/\s*,\s*/)

@@ -3,7 +3,7 @@ import { bindStatement } from '../../core/db/statement.ts';
 import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
 import { sessionStateOf } from '../sessions/repository.ts';
 import type { AccountTables } from '../tables.ts';
-import { type DeviceRow, deviceOf, devicesOfAccount, devicesOfAccountInSession } from './statements.ts';
+import { type DeviceRow, devicesOf, devicesOfAccount, devicesOfAccountInSession } from './statements.ts';
 
 export type { DeviceRow };
 
@@ -24,13 +24,13 @@ export function createDeviceRepository(database: Database, gate: SessionGate) {
         if (as !== undefined) await gate.check(as);
         const rows = await ofAccount({ accountNumber });
         if (rows[0]?.found_account == null) return undefined;
-        return rows.flatMap((row) => deviceOf(row) ?? []);
+        return devicesOf(rows);
       }
       const { now } = gate.bound();
       const rows = await ofAccountInSession({ accountNumber, sessionId: as.sessionId });
       await gate.accept(as, sessionStateOf(rows[0]), now);
       if (rows[0]?.found_account == null) return undefined;
-      return rows.flatMap((row) => deviceOf(row) ?? []);
+      return devicesOf(rows);
     },
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {

@@ -57,26 +57,11 @@ export const devicesOfAccountInSession = defineStatement(
 /** Every compiled device statement, for the snapshot of what each dialect runs (queries/). */
 export const deviceStatements = [devicesOfAccount, devicesOfAccountInSession];
 
-/** A joined row's device, or undefined for the row of nulls an account without devices gives. */
-export function deviceOf(
-  row: { [column in keyof DeviceRow]: DeviceRow[column] | null },
-): DeviceRow | undefined {
-  const { account_number, device_id, name, device_class, enabled, registered_at } = row;
-  const { activated_at, last_seen_at, last_playback_at } = row;
-  if (account_number === null || device_id === null || name === null || device_class === null)
-    return undefined;
-  if (enabled === null || registered_at === null || activated_at === null || last_seen_at === null) {
-    return undefined;
-  }
-  return {
-    account_number,
-    device_id,
-    name,
-    device_class,
-    enabled,
-    registered_at,
-    activated_at,
-    last_seen_at,
-    last_playback_at,
-  };
+/**
+ * The devices of a list's rows. A left join gives either one row per device, each with every device column
+ * set (they are NOT NULL in the table), or, for an account without devices, one row of nulls: so the first
+ * row tells. The rows are used as they are (their extra columns unread), not copied.
+ */
+export function devicesOf(rows: ReadonlyArray<{ device_id: string | null }>): DeviceRow[] {
+  return rows[0]?.device_id == null ? [] : (rows as unknown as DeviceRow[]);
 }

@@ -24,7 +24,8 @@ import type { Database, Dialect } from './database.ts';
  * A repository statement written once, as a Kysely query over named arguments, and compiled once per
  * process into what its dialect runs best: a prepared statement on SQLite's own connection, a named
  * statement (parsed once per connection, pipelined: Database.statements) on PostgreSQL. `build` gets the
- * arguments as placeholders standing for their values, so the query reads like any Kysely query.
+ * arguments as placeholders standing for their values, so the query reads like any Kysely query; it runs
+ * once, so it must not branch on an argument (write `cast(? as text) is null or …` instead of `$if`).
  */
 export interface StatementDefinition<Tables, Args, Row> extends NamedStatement {
   readonly build: (db: Kysely<Tables>, args: Args) => Compilable<Row>;

@@ -1,5 +1,5 @@
 import { AgentNotFoundException } from './exceptions.ts';
-import type { AnswerAttachment, SuggestedActions, TurnAttachment } from './schemas.ts';
+import type { AnswerAttachment, SuggestedActions, TextFormat, TurnAttachment } from './schemas.ts';
 
 /** One turn of a conversation, as an agent receives it. */
 export interface AgentTurn {
@@ -38,6 +38,11 @@ export interface Agent {
   configured(): boolean;
   invoke(turn: AgentTurn): Promise<AgentAnswer>;
   stream?(turn: AgentTurn): AsyncIterable<string>;
+  /**
+   * How channels show this turn's answer, decided before it starts so a stream's first chunk says it:
+   * `markdown` only for an answer that quotes nothing a person or a device controls. Absent: `plain`.
+   */
+  textFormat?(turn: AgentTurn): TextFormat;
 }
 
 export interface AgentRegistry {
@@ -61,6 +66,11 @@ export function createAgentRegistry(agents: readonly Agent[]): AgentRegistry {
       return agent;
     },
   };
+}
+
+/** The turn's text format: the agent's, else plain (showing markdown as text loses less than a link). */
+export function textFormatOf(agent: Agent, turn: AgentTurn): TextFormat {
+  return agent.textFormat?.(turn) ?? 'plain';
 }
 
 /** The agent's answer as chunks of text: its own stream, or its whole answer as one chunk. */

@@ -2,7 +2,14 @@ import { Readable } from 'node:stream';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import Value from 'typebox/value';
 import type { App } from '../core/http/service-app.ts';
-import { type Agent, type AgentAnswer, type AgentRegistry, type AgentTurn, agentChunks } from './agent.ts';
+import {
+  type Agent,
+  type AgentAnswer,
+  type AgentRegistry,
+  type AgentTurn,
+  agentChunks,
+  textFormatOf,
+} from './agent.ts';
 import type { AgentCaller } from './auth.ts';
 import { agentErrors, responseErrors } from './errors.ts';
 import { ResponseValidationError } from './exceptions.ts';
@@ -17,6 +24,7 @@ import {
   invokeRequestSchema,
   invokeResponseSchema,
   streamEventsDescription,
+  type TextFormat,
 } from './schemas.ts';
 import { abandonIfClientGone, abortOnDisconnect, streamEvents } from './sse.ts';
 
@@ -40,9 +48,14 @@ function view(agent: Agent): AgentView {
 }
 
 /** The invoke body, checked against its schema before it is sent (Fastify only serialises). */
-function answerBody(agent: Agent, request: InvokeRequest, answer: AgentAnswer): InvokeResponse {
+function answerBody(
+  agent: Agent,
+  request: InvokeRequest,
+  answer: AgentAnswer,
+  textFormat: TextFormat,
+): InvokeResponse {
   const { output, model, suggestedActions, attachments } = answer;
-  const body: InvokeResponse = { agent: agent.name, output };
+  const body: InvokeResponse = { agent: agent.name, output, textFormat };
   if (request.conversationId !== undefined) body.conversationId = request.conversationId;
   if (model !== undefined) body.model = model;
   if (suggestedActions !== undefined) body.suggestedActions = suggestedActions;
@@ -111,13 +124,14 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
     async (request, reply) => {
       const agent = registry.get(request.params.name);
       const signal = abortOnDisconnect(reply);
+      const turn = turnOf(request, signal);
       let answer: AgentAnswer;
       try {
-        answer = await agent.invoke(turnOf(request, signal));
+        answer = await agent.invoke(turn);
       } catch (error) {
         return abandonIfClientGone(request, reply, signal, error);
       }
-      return answerBody(agent, request.body, answer);
+      return answerBody(agent, request.body, answer, textFormatOf(agent, turn));
     },
   );
 
@@ -147,7 +161,9 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
     async (request, reply) => {
       const agent = registry.get(request.params.name);
       const signal = abortOnDisconnect(reply);
-      const chunks = agentChunks(agent, turnOf(request, signal));
+      const turn = turnOf(request, signal);
+      const textFormat = textFormatOf(agent, turn);
+      const chunks = agentChunks(agent, turn);
       // The first chunk is awaited before the headers go out: an early failure is a plain HTTP error.
       let first: IteratorResult<string>;
       try {
@@ -155,8 +171,8 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
       } catch (error) {
         return abandonIfClientGone(request, reply, signal, error);
       }
-      const events = streamEvents(request, signal, first, chunks, (output) =>
-        answerBody(agent, request.body, { output }),
+      const events = streamEvents(request, signal, { first, rest: chunks, textFormat }, (output) =>
+        answerBody(agent, request.body, { output }, textFormat),
       );
       return (
         reply

@@ -77,10 +77,19 @@ const answerAttachmentSchema = Type.Object(
   { $id: 'AnswerAttachment' },
 );
 
+export const textFormats = ['plain', 'markdown'] as const;
+
+/** The Bot Framework's `textFormat` of an answer; Direct Line puts it on the bot's activity. */
+export const textFormatSchema = Type.Enum(textFormats, {
+  description:
+    'How to show `output`: `plain` as written, every character literally (the answer quotes what a person or a device controls, such as device names, so none of it may become a link or an element); `markdown` rendered.',
+});
+
 export const invokeResponseSchema = Type.Object(
   {
     agent: Type.String({ minLength: 1 }),
     output: Type.String({ description: 'The agent’s answer.' }),
+    textFormat: textFormatSchema,
     conversationId: Type.Optional(Type.String()),
     model: Type.Optional(Type.String({ description: 'The model that answered, for model-backed agents.' })),
     suggestedActions: Type.Optional(suggestedActionsSchema),
@@ -95,12 +104,15 @@ export type InvokeResponse = Static<typeof invokeResponseSchema>;
 export type TurnAttachment = Static<typeof turnAttachmentSchema>;
 export type SuggestedActions = Static<typeof suggestedActionsSchema>;
 export type AnswerAttachment = Static<typeof answerAttachmentSchema>;
+export type TextFormat = Static<typeof textFormatSchema>;
 
 /** The `data` of the stream's events. */
 export const streamEventsDescription = [
-  'Server-Sent Events: `event: chunk` with `{ "text": string }` as the answer comes,',
-  'then `event: done` with the InvokeResponse body. A failure after the stream has begun is',
-  '`event: error` with the family error body `{ code, message, errors }`, and ends the stream.',
+  'Server-Sent Events: `event: chunk` with `{ "text": string, "textFormat": "plain" | "markdown" }` as the',
+  'answer comes (every chunk of a turn has the same textFormat: show `plain` text as written, never as',
+  'markdown or HTML), then `event: done` with the InvokeResponse body.',
+  'A failure after the stream has begun is `event: error` with the family error body',
+  '`{ code, message, errors }`, and ends the stream.',
   'Failures before the first chunk (auth, validation, unknown agent, configuration, upstream)',
   'are ordinary HTTP error responses.',
 ].join(' ');

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../core/errors.ts';
 import { translateAgentError } from './error-policy.ts';
+import type { TextFormat } from './schemas.ts';
 
 /** One Server-Sent Event; data is JSON on one line. */
 function serverSentEvent(event: 'chunk' | 'done' | 'error', data: unknown): string {
@@ -36,6 +37,13 @@ export function abandonIfClientGone(
   return reply;
 }
 
+/** An agent's answer under way: its first chunk in hand, the rest to come, and how to show them. */
+export interface AnswerChunks {
+  first: IteratorResult<string>;
+  rest: AsyncIterator<string>;
+  textFormat: TextFormat;
+}
+
 /**
  * The events of a stream whose first chunk is already in hand: chunks, then `done`; a failure becomes an
  * `error` event with the same body the error handler would send (and the same logging).
@@ -43,8 +51,7 @@ export function abandonIfClientGone(
 export async function* streamEvents(
   request: FastifyRequest,
   signal: AbortSignal,
-  first: IteratorResult<string>,
-  rest: AsyncIterator<string>,
+  { first, rest, textFormat }: AnswerChunks,
   done: (output: string) => unknown,
 ): AsyncGenerator<string> {
   let output = '';
@@ -52,7 +59,8 @@ export async function* streamEvents(
     let next = first;
     while (!next.done) {
       output += next.value;
-      yield serverSentEvent('chunk', { text: next.value });
+      // Each chunk says how to show it: a client showing the text as it comes knows at once.
+      yield serverSentEvent('chunk', { text: next.value, textFormat });
       next = await rest.next();
     }
     yield serverSentEvent('done', done(output));

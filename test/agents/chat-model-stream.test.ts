@@ -34,9 +34,9 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
     assert.equal(response.statusCode, 200);
     assert.equal(model.requests.at(-1)?.body.stream, true);
     assert.deepEqual(parseEvents(response.body), [
-      { event: 'chunk', data: { text: 'Tonight' } },
-      { event: 'chunk', data: { text: ': the derby.' } },
-      { event: 'done', data: { agent: 'chat', output: 'Tonight: the derby.' } },
+      { event: 'chunk', data: { text: 'Tonight', textFormat: 'markdown' } },
+      { event: 'chunk', data: { text: ': the derby.', textFormat: 'markdown' } },
+      { event: 'done', data: { agent: 'chat', output: 'Tonight: the derby.', textFormat: 'markdown' } },
     ]);
   });
 
@@ -66,7 +66,7 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
       payload: { input: 'hi' },
     });
     const events = parseEvents(response.body);
-    assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight' } });
+    assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight', textFormat: 'markdown' } });
     assert.equal(events.length, 2);
     const error = events[1];
     assert.equal(error?.event, 'error');

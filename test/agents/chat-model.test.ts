@@ -56,6 +56,8 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
     assert.deepEqual(response.json(), {
       agent: 'chat',
       output: 'Tonight: the derby at 21:00.',
+      // An anonymous turn quotes nothing anyone else controls: the model's markdown is kept.
+      textFormat: 'markdown',
       conversationId: 'c-1',
       model: 'test-model-2026',
     });

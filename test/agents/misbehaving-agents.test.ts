@@ -81,8 +81,12 @@ describe('agents routes with agents that misbehave', () => {
       payload: { input: 'hi', conversationId: 'p-1' },
     });
     assert.deepEqual(parseEvents(response.body), [
-      { event: 'chunk', data: { text: 'The whole answer.' } },
-      { event: 'done', data: { agent: 'plain', output: 'The whole answer.', conversationId: 'p-1' } },
+      // An agent that does not say how to show its answer is shown as plain text.
+      { event: 'chunk', data: { text: 'The whole answer.', textFormat: 'plain' } },
+      {
+        event: 'done',
+        data: { agent: 'plain', output: 'The whole answer.', textFormat: 'plain', conversationId: 'p-1' },
+      },
     ]);
   });
 
@@ -96,7 +100,7 @@ describe('agents routes with agents that misbehave', () => {
     assert.equal(response.statusCode, 200);
     const events = parseEvents(response.body);
     assert.deepEqual(events, [
-      { event: 'chunk', data: { text: 'Partial ' } },
+      { event: 'chunk', data: { text: 'Partial ', textFormat: 'plain' } },
       {
         event: 'error',
         data: {

@@ -188,6 +188,8 @@ export function createAssistantAgent(facts: AssistantFacts, accounts?: AccountAc
     description:
       'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent; for a linked person lists, renames, enables, disables and signs out their devices (changes after a yes). Needs no network beyond the family.',
     configured: () => true,
+    // Its answers quote device names, file names and the person's words as they are, and use no markdown.
+    textFormat: () => 'plain',
     invoke: respond,
     async *stream(turn) {
       // Word by word, so clients render it as it comes, like a model's stream.

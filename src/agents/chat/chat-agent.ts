@@ -30,6 +30,9 @@ const TOOLS_PROMPT =
   'is only asked for by a tool; the person confirms it with a yes, outside your reach. When a tool says a ' +
   'device name fits several devices or none, ask which one they mean.';
 
+/** Said to the model whenever a turn may quote account data: such answers are shown as plain text. */
+const PLAIN_TEXT_PROMPT = ' Write plain text without markdown: your answer is shown exactly as written.';
+
 /** Rounds of tool calls a turn may take before the model has to answer. */
 const MAX_TOOL_ROUNDS = 4;
 
@@ -107,7 +110,7 @@ export function createChatAgent(
       return {
         ...base,
         messages: [
-          { role: 'system', content: `${SYSTEM_PROMPT} ${linkFirst('en').output}` },
+          { role: 'system', content: `${SYSTEM_PROMPT} ${linkFirst('en').output}${PLAIN_TEXT_PROMPT}` },
           { role: 'user', content: turn.input },
         ],
       };
@@ -121,7 +124,7 @@ export function createChatAgent(
       ...base,
       tools,
       messages: [
-        { role: 'system', content: SYSTEM_PROMPT + TOOLS_PROMPT },
+        { role: 'system', content: SYSTEM_PROMPT + TOOLS_PROMPT + PLAIN_TEXT_PROMPT },
         { role: 'user', content: turn.input },
       ],
     };
@@ -157,6 +160,8 @@ export function createChatAgent(
     name: 'chat',
     description: `Chat over an OpenAI-compatible model endpoint (model ${modelName}); for a linked person, the account tools.`,
     configured: () => client !== undefined,
+    // A person's turn may quote device names others chose; an anonymous one holds only its own words.
+    textFormat: (turn) => (accounts && turn.speaker ? 'plain' : 'markdown'),
     async invoke(turn) {
       const { model, messages, tools, settled, language } = await plan(turn);
       if (settled) return settled;

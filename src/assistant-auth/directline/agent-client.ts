@@ -19,9 +19,14 @@ export interface TurnFile {
   contentUrl: string;
 }
 
+/** How Web Chat shows the answer's text (`textFormat`); anything else is refused as garbled. */
+const TEXT_FORMATS = new Set(['plain', 'markdown', 'xml']);
+
 /** The agent's answer as the channel carries it into a bot activity. */
 interface AgentReply {
   output: string;
+  /** `plain` unless the agent said otherwise: what it quotes never becomes a link or an element. */
+  textFormat: string;
   suggestedActions?: SuggestedActions;
   attachments?: ReplyAttachment[];
 }
@@ -66,10 +71,12 @@ const subsystemFailure = (message: string): AgentOutcome => ({
   body: errorBody(502, 'SUBSYSTEM_ERROR', message),
 });
 
-/** The invoke answer's output, and its suggested actions and attachments when well formed. */
+/** The invoke answer: its output and text format, and suggested actions and attachments when well formed. */
 function replyOf(body: unknown): AgentOutcome {
-  const { output, suggestedActions, attachments } = (body ?? {}) as Record<string, unknown>;
+  const { output, textFormat, suggestedActions, attachments } = (body ?? {}) as Record<string, unknown>;
   if (typeof output !== 'string') return subsystemFailure('The agents subsystem answered without output.');
+  if (textFormat !== undefined && !(typeof textFormat === 'string' && TEXT_FORMATS.has(textFormat)))
+    return subsystemFailure('The agents subsystem answered a malformed textFormat.');
   if (suggestedActions !== undefined && !Value.Check(suggestedActionsSchema, suggestedActions))
     return subsystemFailure('The agents subsystem answered malformed suggestedActions.');
   if (attachments !== undefined && !Value.Check(replyAttachmentsSchema, attachments))
@@ -77,6 +84,7 @@ function replyOf(body: unknown): AgentOutcome {
   return {
     ok: true,
     output,
+    textFormat: typeof textFormat === 'string' ? textFormat : 'plain',
     ...(suggestedActions === undefined ? {} : { suggestedActions }),
     ...(attachments === undefined ? {} : { attachments }),
   };

@@ -39,12 +39,16 @@ interface Dependencies {
 
 function replyFrom(
   outcome: AgentOutcome,
-): Pick<Activity, 'type' | 'text' | 'value' | 'channelData' | 'suggestedActions' | 'attachments'> {
+): Pick<
+  Activity,
+  'type' | 'text' | 'textFormat' | 'value' | 'channelData' | 'suggestedActions' | 'attachments'
+> {
   if (outcome.ok) {
-    const { output, suggestedActions, attachments } = outcome;
+    const { output, textFormat, suggestedActions, attachments } = outcome;
     return {
       type: 'message',
       text: output,
+      textFormat,
       ...(suggestedActions ? { suggestedActions } : {}),
       ...(attachments ? { attachments } : {}),
     };
@@ -52,6 +56,8 @@ function replyFrom(
   return {
     type: 'message',
     text: `The assistant could not answer: ${outcome.body.message}`,
+    // The message may quote what the agent or the person wrote.
+    textFormat: 'plain',
     // The family error body as the agents server (or we, for a failed call) said it.
     value: outcome.body,
     channelData: {

@@ -3,12 +3,36 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serialize } from 'bson';
+import { plainWords } from '../../src/client-api/registration/registration-mail.ts';
+import { REGISTRATION_NAME_MAX_LENGTH } from '../../src/client-api/registration/schemas.ts';
 import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
 import { services } from '../../src/family.ts';
 import { until } from '../helpers/until.ts';
 import { type AccountsFixture, accountsFixture, errorTypes } from './accounts-fixtures.ts';
 import { decoded } from './bookmarks-media.ts';
 import { header, type SmtpSink, startSmtpSink, textBody } from './mail-smtp-fixture.ts';
+
+/** The text of the e-mail in the mail drop that quotes `requestId`, once the worker has written it. */
+function droppedMail(folder: string, requestId: string): Promise<string> {
+  return until(
+    () => {
+      let files: string[];
+      try {
+        files = readdirSync(folder).filter((name) => name.endsWith('.eml'));
+      } catch {
+        return undefined;
+      }
+      return files
+        .map((file) => textBody(readFileSync(join(folder, file), 'utf8')))
+        .find((text) => text.includes(requestId));
+    },
+    `the e-mail of request ${requestId} in the mail drop`,
+    10_000,
+  );
+}
+
+/** What a mail client could make a link of: a scheme, `www.`, a host or an address. */
+const LINKABLE = /:\/\/|www\.|[\p{L}\d]\.[\p{L}\d]|@|evil/iu;
 
 const request = (fx: AccountsFixture, body: unknown, options: { deviceClass?: string; ip?: string } = {}) =>
   fx.app.inject({
@@ -88,6 +112,13 @@ describe('registration e-mail over SMTP', () => {
       ['unknown field', { email: 'a@example.test', admin: true }, undefined],
       ['unknown language', { email: 'a@example.test', language: 'fr' }, undefined],
       ['name too long', { email: 'a@example.test', name: 'n'.repeat(101) }, undefined],
+      [
+        'name one past its limit',
+        { email: 'a@example.test', name: 'n'.repeat(REGISTRATION_NAME_MAX_LENGTH + 1) },
+        undefined,
+      ],
+      ['name with a line break', { email: 'a@example.test', name: 'Ana\n\nVisit our site' }, undefined],
+      ['name with a tab', { email: 'a@example.test', name: 'Ana\tB' }, undefined],
       ['deviceClass 25', { email: 'a@example.test' }, 'd'.repeat(25)],
     ] as const) {
       const response = await request(fx, body, { deviceClass, ip: '10.1.1.1' });
@@ -140,6 +171,124 @@ describe('registration e-mail into the mail drop', () => {
     assert.equal(header(raw, 'Subject'), 'Tu registro en Sintonia');
     assert.ok(textBody(raw).includes(`Referencia: ${requestId}`));
     assert.ok(textBody(raw).includes('esta dirección'));
+  });
+
+  it('greets with the name as plain words only: a name or device class a mail client could link is left out', async () => {
+    const folder = join(String(fx.core.env.SINTONIA_DATA_DIR), 'mail-drop');
+    const cases = [
+      {
+        name: '[Verify account](https://evil.example/p) <b>bold</b>',
+        deviceClass: 'evil.example',
+        greeting: 'Hello,\n',
+        device: 'from a device.',
+      },
+      {
+        name: 'www.evil.example',
+        deviceClass: 'http:%2F%2Fevil.example',
+        greeting: 'Hello,\n',
+        device: 'from a device.',
+      },
+      {
+        name: 'ana@evil.example',
+        deviceClass: 'smarttv',
+        greeting: 'Hello,\n',
+        device: 'from a smarttv device.',
+      },
+      { name: 'Ana 600111222', deviceClass: 'web', greeting: 'Hello,\n', device: 'from a web device.' },
+      {
+        name: 'José-María  O’Neil',
+        deviceClass: 'smarttv',
+        greeting: 'Hello José-María O’Neil,\n',
+        device: 'from a smarttv device.',
+      },
+      {
+        name: 'Dr. J. Smith',
+        deviceClass: 'web',
+        greeting: 'Hello Dr. J. Smith,\n',
+        device: 'from a web device.',
+      },
+    ];
+    for (const [index, { name, deviceClass, greeting, device }] of cases.entries()) {
+      const response = await request(
+        fx,
+        { email: `greeting-${index}@example.test`, name, language: 'en' },
+        { deviceClass, ip: `10.2.2.${index}` },
+      );
+      assert.equal(response.statusCode, 200, `${name}: ${response.body}`);
+      const text = await droppedMail(folder, response.json().requestId);
+      assert.ok(text.startsWith(greeting), `${name}: ${text}`);
+      assert.ok(text.includes(device), `${name}: ${text}`);
+      // The whole message but its reference: nothing of the sender that a mail client could make a link of.
+      const words = text.replace(/Reference: \S+/, '');
+      assert.doesNotMatch(words, LINKABLE, `${name}: ${text}`);
+    }
+    // In Spanish too.
+    const spanish = await request(
+      fx,
+      { email: 'saludo@example.test', name: 'https://evil.example' },
+      { deviceClass: 'evil.example', ip: '10.2.3.1' },
+    );
+    const text = await droppedMail(folder, spanish.json().requestId);
+    assert.ok(text.startsWith('Hola:\n'), text);
+    assert.ok(text.includes('desde un dispositivo.'), text);
+    assert.doesNotMatch(text.replace(/Referencia: \S+/, ''), LINKABLE, text);
+  });
+
+  it('documents the name’s limit in the OpenAPI document', async () => {
+    const response = await fx.app.inject({ method: 'GET', url: '/api/v1/swagger.json' });
+    const document = response.json() as {
+      paths: Record<string, Record<string, { parameters?: Array<{ in: string; schema?: unknown }> }>>;
+      definitions?: Record<string, unknown>;
+    };
+    const parameter = document.paths['/{deviceClass}/registration/request']?.post?.parameters?.find(
+      (candidate) => candidate.in === 'body',
+    );
+    const reference = (parameter?.schema as { $ref?: string } | undefined)?.$ref;
+    const schema = (
+      reference ? document.definitions?.[reference.replace('#/definitions/', '')] : parameter?.schema
+    ) as { properties?: Record<string, { maxLength?: number; pattern?: string; description?: string }> };
+    const name = schema.properties?.name;
+    assert.equal(name?.maxLength, REGISTRATION_NAME_MAX_LENGTH);
+    assert.ok(name?.pattern, 'control characters refused');
+    assert.match(name?.description ?? '', /plain text/);
+  });
+});
+
+describe('plainWords: what the registration e-mail may quote of its sender', () => {
+  it('keeps names of letters, spaces, apostrophes, hyphens and full stops before a space', () => {
+    for (const name of [
+      'Ana',
+      'José-María O’Neil',
+      "D'Arcy",
+      'Dr. J. Smith',
+      'Zoë Ñúñez',
+      '王小明',
+      'Ana.',
+    ]) {
+      assert.equal(plainWords(name), name);
+    }
+    assert.equal(plainWords('  Ana \u00a0 María  '), 'Ana María');
+  });
+
+  it('refuses anything a mail client could make a link of', () => {
+    for (const name of [
+      'evil.example',
+      'www.evil.example',
+      'https://evil.example',
+      'http:evil',
+      'ana@evil.example',
+      '+34 600 111 222',
+      '3232235777',
+      'evil。example',
+      'evil．example',
+      '[Verify](x)',
+      '<b>bold</b>',
+      '',
+      '   ',
+    ]) {
+      assert.equal(plainWords(name), undefined, name);
+    }
+    assert.equal(plainWords(undefined), undefined);
   });
 });
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { keyedHash } from '../../core/secrets.ts';
-import { enqueueMail, type MailMessage } from '../mail/outbox.ts';
+import { enqueueMail } from '../mail/outbox.ts';
 import { registrationErrors } from './errors.ts';
+import { registrationMail } from './registration-mail.ts';
 import type { RegistrationRepository } from './repository.ts';
 import type { RegistrationAccepted, RegistrationRequest } from './schemas.ts';
 
@@ -59,7 +60,7 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
           store.outbox,
           deps.outboxKey,
           'registration',
-          composeMail(body, deviceClass, requestId),
+          registrationMail(body, deviceClass, requestId),
           at,
         );
         await store.recordRequest({
@@ -73,37 +74,5 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
       deps.onQueued();
       return { requestId, status: 'queued' };
     },
-  };
-}
-
-function composeMail(body: RegistrationRequest, deviceClass: string, requestId: string): MailMessage {
-  const to = body.email.trim();
-  if (body.language === 'en') {
-    return {
-      to,
-      subject: 'Your Sintonia registration',
-      text: [
-        `Hello${body.name ? ` ${body.name}` : ''},`,
-        '',
-        `We received a request to register this address with Sintonia from a ${deviceClass} device.`,
-        'To finish, sign in on that device with the account your operator gave you.',
-        'If you did not ask for this, you can ignore this message.',
-        '',
-        `Reference: ${requestId}`,
-      ].join('\n'),
-    };
-  }
-  return {
-    to,
-    subject: 'Tu registro en Sintonia',
-    text: [
-      `Hola${body.name ? ` ${body.name}` : ''}:`,
-      '',
-      `Hemos recibido una solicitud para registrar esta dirección en Sintonia desde un dispositivo ${deviceClass}.`,
-      'Para terminar, inicia sesión en ese dispositivo con la cuenta que te ha dado tu operador.',
-      'Si no lo has pedido tú, puedes ignorar este mensaje.',
-      '',
-      `Referencia: ${requestId}`,
-    ].join('\n'),
   };
 }

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
 import { createDirectLineRepository } from '../../src/assistant-auth/directline/repository.ts';
 import type { Activity } from '../../src/assistant-auth/directline/schemas.ts';
+import type { DirectLineTables } from '../../src/assistant-auth/directline/tables.ts';
 import { startFamily } from '../../src/family.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 
@@ -59,6 +60,58 @@ describe('embedded Direct Line channel: retention', () => {
       const recent = await read('recent-conversation');
       assert.equal(recent.status, 200);
       assert.equal(((await recent.json()) as { activities: unknown[] }).activities.length, 1);
+    } finally {
+      await family.close();
+    }
+  });
+});
+
+describe('embedded Direct Line channel: without retention, files never outlive their conversation', () => {
+  let core: TestCore;
+  before(async () => {
+    core = await createTestCore({ CHANNEL_RETENTION: '0', AGENTS_URL: 'http://127.0.0.1:9/' });
+  });
+  after(async () => core.dispose());
+
+  it('keeps idle conversations, and removes the files and activities of one removed otherwise', async () => {
+    const repository = createDirectLineRepository(core.database);
+    const longAgo = Date.now() - 400 * 86400_000;
+    const withFile = async (conversationId: string, fileId: string) => {
+      await repository.start(conversationId, 'dl_someone', longAgo);
+      await repository.append(
+        conversationId,
+        longAgo,
+        (id): Activity => ({
+          type: 'message',
+          id,
+          timestamp: new Date(longAgo).toISOString(),
+          channelId: 'directline',
+          conversation: { id: conversationId },
+          from: { id: 'dl_someone', role: 'user' },
+        }),
+        undefined,
+        [{ id: fileId, name: 'kept.txt', contentType: 'text/plain', size: 4, content: Buffer.from('kept') }],
+      );
+    };
+    await withFile('kept-conversation', 'kept-file-00000000001');
+    await withFile('removed-conversation', 'orphan-file-000000001');
+    // Removed by anything but the purge: its rows go, its activities and files stay behind for now.
+    await core.database.db
+      .withTables<DirectLineTables>()
+      .deleteFrom('directline_conversations')
+      .where('id', '=', 'removed-conversation')
+      .execute();
+    assert.ok(await repository.findFile('removed-conversation', 'orphan-file-000000001'));
+
+    const family = await startFamily(core, ['assistant-auth']);
+    try {
+      assert.equal(await repository.findFile('removed-conversation', 'orphan-file-000000001'), undefined);
+      assert.deepEqual(await repository.listAfter('removed-conversation', 0, 10), []);
+      assert.ok(
+        await repository.findFile('kept-conversation', 'kept-file-00000000001'),
+        'no retention: kept',
+      );
+      assert.equal((await repository.listAfter('kept-conversation', 0, 10)).length, 1);
     } finally {
       await family.close();
     }

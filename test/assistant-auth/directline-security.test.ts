@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import WebSocket from 'ws';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { refusedUpgrade } from './helpers/directline-stream.ts';
 
@@ -15,6 +16,26 @@ interface ErrorBody {
   code: string;
   message: string;
   errors: Array<{ type: string; message: string }>;
+}
+
+/** Opens a stream as a page of `origin` would (none: as a non-browser client): 101, or the refusal. */
+function upgradeFrom(url: string, origin?: string): Promise<{ status: number; body?: ErrorBody }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+    socket.on('unexpected-response', (_request, response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
+        socket.terminate();
+      });
+    });
+    socket.on('open', () => {
+      socket.close();
+      resolve({ status: 101 });
+    });
+    socket.on('error', () => {});
+  });
 }
 
 describe('embedded Direct Line channel: who may call what', () => {
@@ -37,7 +58,10 @@ describe('embedded Direct Line channel: who may call what', () => {
 
   before(async () => {
     // No agent is ever called here: nothing is posted with a valid token.
-    ({ core, close } = await startTestFamily(['assistant-auth'], { AGENTS_URL: 'http://127.0.0.1:9/' }));
+    ({ core, close } = await startTestFamily(['assistant-auth'], {
+      AGENTS_URL: 'http://127.0.0.1:9/',
+      DIRECTLINE_ALLOWED_ORIGINS: 'https://shop.example,https://Other.Example:8443',
+    }));
     base = core.serviceUrl('assistant-auth');
     const secret = core.key('directline-secret').toString('base64url');
     const start = async () => {
@@ -186,6 +210,27 @@ describe('embedded Direct Line channel: who may call what', () => {
     const noTicket = await refusedUpgrade(missing.toString());
     assert.equal(noTicket.status, 400, 'no ticket');
     assert.equal((noTicket.body as ErrorBody).errors[0]?.type, 'VALIDATION_ERROR');
+  });
+
+  it('the stream opens for the chat page’s own origin, DIRECTLINE_ALLOWED_ORIGINS and clients without Origin; other origins are 403 before the upgrade', async () => {
+    const stream = conversation.streamUrl;
+    const own = new URL(base).origin;
+    for (const origin of [own, 'https://shop.example', 'https://other.example:8443', undefined]) {
+      assert.deepEqual(await upgradeFrom(stream, origin), { status: 101 }, `Origin ${origin}`);
+    }
+    const refusedOrigins = [
+      'https://evil.example',
+      'http://shop.example',
+      'https://shop.example.evil.example',
+      `http://127.0.0.1:${Number(new URL(base).port) + 1}`,
+      'null',
+    ];
+    for (const origin of refusedOrigins) {
+      const refused = await upgradeFrom(stream, origin);
+      assert.equal(refused.status, 403, `Origin ${origin}`);
+      assert.equal(refused.body?.code, 'FORBIDDEN', `Origin ${origin}`);
+      assert.equal(refused.body?.errors[0]?.type, 'DIRECTLINE_ORIGIN_NOT_ALLOWED', `Origin ${origin}`);
+    }
   });
 
   it('another conversation’s token is 403, no credentials 401, an unknown conversation 404', async () => {

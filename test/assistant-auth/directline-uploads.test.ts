@@ -273,6 +273,38 @@ describe('embedded Direct Line channel: uploads', () => {
     assert.equal((await activities(mine)).length, before, 'nothing was stored');
   });
 
+  it('takes the documented 10 files in one upload and refuses 11 with 413, with or without the activity part', async () => {
+    const files = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        name: `note-${index}.txt`,
+        type: 'text/plain',
+        bytes: Buffer.from(`note ${index}`),
+      }));
+    const forms = {
+      'with the activity part': (count: number) => directLineForm({ type: 'message' }, files(count)),
+      'files alone': (count: number) => {
+        const form = new FormData();
+        for (const file of files(count))
+          form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
+        return form;
+      },
+    };
+    for (const [label, form] of Object.entries(forms)) {
+      const target = await conversation();
+      const ten = await upload(target, form(10));
+      assert.equal(ten.status, 200, label);
+      const { id } = (await ten.json()) as { id: string };
+      assert.equal((await uploaded(target, id)).length, 10, label);
+      const eleven = await upload(target, form(11));
+      assert.equal(eleven.status, 413, label);
+      const body = (await eleven.json()) as ErrorBody;
+      assert.equal(body.errors[0]?.type, 'DIRECTLINE_UPLOAD_TOO_LARGE', label);
+      assert.match(body.message, /10 files/, label);
+      const messages = (await activities(target)).filter((activity) => activity.from.role !== 'bot');
+      assert.equal(messages.length, 1, `${label}: the eleven were not stored`);
+    }
+  });
+
   it('refuses an upload to another conversation (403), without a token (401), and malformed ones', async () => {
     const form = () =>
       directLineForm({ type: 'message' }, [{ name: 'a.txt', type: 'text/plain', bytes: Buffer.from('a') }]);

@@ -59,6 +59,8 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
 }, () => {
   let browser: Browser | undefined;
   let running: Awaited<ReturnType<typeof startTestFamily>> | undefined;
+  /** Where the cross-origin case's other assistant-auth serves its page: an origin `running` allows. */
+  let sitePort = 0;
   const open = (transport: 'websocket' | 'polling') => {
     assert.ok(browser && running);
     return openWebChatPage(browser, running.family.url('assistant-auth'), { transport });
@@ -67,7 +69,11 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
   before(async () => {
     // First: without Chromium the whole suite fails here, with the message saying how to install it.
     browser = await launchChromium();
-    running = await startTestFamily(['assistant-auth', 'agents'], { CHAT_PAGE: 'on' });
+    sitePort = await freePort();
+    running = await startTestFamily(['assistant-auth', 'agents'], {
+      CHAT_PAGE: 'on',
+      DIRECTLINE_ALLOWED_ORIGINS: `http://127.0.0.1:${sitePort}`,
+    });
   });
   after(async () => {
     await browser?.close();
@@ -155,6 +161,7 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
     const service = running.family.url('assistant-auth');
     const site = await startTestFamily(['assistant-auth'], {
       CHAT_PAGE: 'on',
+      ASSISTANT_AUTH_PORT: String(sitePort),
       DIRECTLINE_URL: service,
       DIRECTLINE_SECRET: channelSecret(running.core),
     });

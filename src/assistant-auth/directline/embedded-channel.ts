@@ -11,6 +11,13 @@ import type { ChannelCredentials } from './credentials.ts';
 import { createChannelLinks } from './links.ts';
 import type { DirectLineRepository } from './repository.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
+import { createStreamOrigins, type StreamOrigins } from './stream-origins.ts';
+import {
+  createUploadQuota,
+  type UploadQuota,
+  type UploadQuotaSettings,
+  withUploadQuota,
+} from './upload-quota.ts';
 
 const HOUR_MS = 3600_000;
 /** How often to look for messages whose answering process died (their claim ran out). */
@@ -23,6 +30,10 @@ export interface EmbeddedDirectLine {
   credentials: ChannelCredentials;
   conversations: ConversationService;
   hub: StreamHub;
+  /** What conversations, tokens and the store may hold of uploads beyond one upload's size. */
+  uploads: UploadQuota;
+  /** The pages that may open a stream (DIRECTLINE_ALLOWED_ORIGINS and the service's own origin). */
+  streamOrigins: StreamOrigins;
   /** Removes idle conversations, answers what a stopped process left pending, starts the stream hub. */
   start(): Promise<void>;
   /** Stops the workers, closes the streams and waits for the agent calls under way. */
@@ -30,7 +41,8 @@ export interface EmbeddedDirectLine {
 }
 
 interface EmbeddedDirectLineDependencies {
-  settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS'>;
+  settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS' | 'DIRECTLINE_ALLOWED_ORIGINS'> &
+    UploadQuotaSettings;
   conversationRepository: DirectLineRepository;
   claimRepository: AnswerClaimRepository;
   credentials: ChannelCredentials;
@@ -64,18 +76,27 @@ export function createEmbeddedDirectLine({
     links,
     logger: logger.child({ component: 'directline' }),
   });
-  const conversations = createConversationService({ repository, credentials, hub, links, answering });
+  const retentionMs = settings.CHANNEL_RETENTION * 1000;
+  // Without retention only the files of conversations removed otherwise go, and nothing is in a hurry.
+  const purgeEveryMs = retentionMs === 0 ? HOUR_MS : Math.min(HOUR_MS, Math.max(60_000, retentionMs));
+  const uploads = createUploadQuota(settings, repository, purgeEveryMs / 1000);
+  const conversations = createConversationService({
+    repository: withUploadQuota(repository, uploads),
+    credentials,
+    hub,
+    links,
+    answering,
+  });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });
 
-  const retentionMs = settings.CHANNEL_RETENTION * 1000;
   const purge = periodic(
     async () => {
-      if (retentionMs === 0) return;
+      if (retentionMs === 0) return repository.purgeOrphans();
       const removed = await repository.purgeIdleBefore(Date.now() - retentionMs);
       if (removed > 0) logger.info({ removed }, 'directline: removed idle conversations');
     },
-    Math.min(HOUR_MS, Math.max(60_000, retentionMs)),
+    purgeEveryMs,
     (error) => logger.warn({ err: error }, 'directline purge failed'),
   );
   const recovery = periodic(
@@ -99,6 +120,8 @@ export function createEmbeddedDirectLine({
     credentials,
     conversations,
     hub,
+    uploads,
+    streamOrigins: createStreamOrigins(settings.DIRECTLINE_ALLOWED_ORIGINS, address),
     async start() {
       hub.start();
       await purge.start();

@@ -21,6 +21,21 @@ export const directLineErrors = defineErrors('assistant-auth/directline', {
   ],
   DIRECTLINE_UPLOAD_NOT_MULTIPART: [415, 'An upload is sent as multipart/form-data.'],
   DIRECTLINE_UPLOAD_TOO_LARGE: [413, 'The upload is larger than this channel accepts.'],
+  DIRECTLINE_CONVERSATION_UPLOADS_FULL: [
+    413,
+    'This conversation holds as many uploaded files as it may; start a new conversation.',
+  ],
+  DIRECTLINE_UPLOAD_RATE_LIMITED: [
+    429,
+    'This token uploaded as many files as it may for now; retry later.',
+    ['retry-after'],
+  ],
+  DIRECTLINE_UPLOAD_STORE_FULL: [
+    429,
+    'The channel holds as many uploaded files as it may; retry later.',
+    ['retry-after'],
+  ],
+  DIRECTLINE_ORIGIN_NOT_ALLOWED: [403, 'Pages of this origin may not open the conversation’s stream.'],
   DIRECTLINE_FILE_NOT_FOUND: [404, 'No such file in this conversation (or removed after retention).'],
   DIRECTLINE_FILE_LINK_INVALID: [403, 'This file link is not valid for this conversation.'],
 });

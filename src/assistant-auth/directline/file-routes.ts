@@ -9,6 +9,7 @@ import { directLineErrors } from './errors.ts';
 import type { StoredFile } from './next-activity.ts';
 import { conversationParams, fileParams, fileQuery, resourceResponseSchema, uploadQuery } from './schemas.ts';
 import { readUpload } from './upload.ts';
+import type { UploadQuota } from './upload-quota.ts';
 
 /** What the conversation routes share with these: the bearer check and the operation describer. */
 interface BearerRoutes {
@@ -20,9 +21,11 @@ interface BearerRoutes {
 interface Limits {
   uploadBytes: number;
   activityBytes: number;
+  /** What conversations, tokens and the store may hold beyond one upload. */
+  quota: UploadQuota;
 }
 
-/** Most files one upload may carry. */
+/** Most files one upload may carry (the README's figure). */
 const MAX_FILES = 10;
 /** Types a browser may show in place: raster images, PDF, audio, video, plain text. Others download. */
 const INLINE =
@@ -67,12 +70,15 @@ export async function fileRoutes(
         {
           id: 'uploadFiles',
           summary: 'Direct Line: send files, with the message they belong to.',
-          description: `multipart/form-data: an optional \`activity\` part (one activity as JSON, type \`application/vnd.microsoft.activity\`) and up to ${MAX_FILES} file parts, each with its file name and type, ${limits.uploadBytes} bytes in all (DIRECTLINE_UPLOAD_LIMIT). The message is stored with one attachment per file, whose \`contentUrl\` serves it, and answered by the assistant agent. \`userId\` is ignored: the token’s user sends it.`,
+          description: `multipart/form-data: an optional \`activity\` part (one activity as JSON, type \`application/vnd.microsoft.activity\`) and up to ${MAX_FILES} file parts, each with its file name and type, ${limits.uploadBytes} bytes in all (DIRECTLINE_UPLOAD_LIMIT). Beyond one upload: what a conversation may hold (DIRECTLINE_CONVERSATION_UPLOAD_FILES, …_BYTES; 413), what a token may upload within REQUEST_LIMIT_WINDOW (DIRECTLINE_TOKEN_UPLOAD_FILES, …_BYTES; 429) and what the store keeps of every conversation (DIRECTLINE_UPLOAD_STORE_BYTES; 429). The message is stored with one attachment per file, whose \`contentUrl\` serves it, and answered by the assistant agent. \`userId\` is ignored: the token’s user sends it.`,
           errors: [
             ...ofConversation,
             directLineErrors.DIRECTLINE_UPLOAD_INVALID,
             directLineErrors.DIRECTLINE_UPLOAD_NOT_MULTIPART,
             directLineErrors.DIRECTLINE_UPLOAD_TOO_LARGE,
+            directLineErrors.DIRECTLINE_CONVERSATION_UPLOADS_FULL,
+            directLineErrors.DIRECTLINE_UPLOAD_RATE_LIMITED,
+            directLineErrors.DIRECTLINE_UPLOAD_STORE_FULL,
           ],
         },
         {
@@ -86,8 +92,9 @@ export async function fileRoutes(
     async (request) => {
       const credential = who(request);
       const { conversationId } = request.params;
-      // The conversation is checked before the body is read: a foreign upload costs us nothing.
+      // The conversation and its room are checked before the body is read: a refused upload costs little.
       await conversations.authorize(credential, conversationId);
+      await limits.quota.checkRoom(conversationId, Date.now());
       const upload = await readUpload(request, {
         bytes: limits.uploadBytes,
         activityBytes: limits.activityBytes,

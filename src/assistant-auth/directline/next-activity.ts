@@ -3,6 +3,7 @@ import type { CoreTables } from '../../core/db/tables.ts';
 import { directLineErrors } from './errors.ts';
 import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
+import { measureUploads, totalsOf, type UploadAdmission } from './upload-usage.ts';
 
 export interface StoredActivity {
   seq: number;
@@ -31,7 +32,8 @@ const activityId = (conversationId: string, seq: number) =>
 /**
  * Numbers and stores one activity inside the caller's transaction: the sequence number is taken under
  * the conversation row's lock, so a reader never sees seq n+1 committed before seq n. With a `claim` the
- * activity is stored pending an answer; its `files` go in the same transaction.
+ * activity is stored pending an answer; its `files` go in the same transaction, once `admission` has
+ * weighed them against what the store holds (under that lock: two uploads to one conversation queue).
  */
 export async function insertNextActivity(
   trx: Transaction<CoreTables & DirectLineTables>,
@@ -40,6 +42,7 @@ export async function insertNextActivity(
   build: (id: string) => Activity,
   claim?: Claim,
   files: readonly StoredFile[] = [],
+  admission?: UploadAdmission,
 ): Promise<StoredActivity> {
   const row = await trx
     .updateTable('directline_conversations')
@@ -48,6 +51,10 @@ export async function insertNextActivity(
     .returning('last_seq')
     .executeTakeFirst();
   if (!row) throw directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND();
+  if (admission && files.length > 0) {
+    const usage = await measureUploads(trx, conversationId, admission.windowStart(now));
+    admission.admit(usage, totalsOf(files));
+  }
   for (const file of files) {
     await trx
       .insertInto('directline_uploads')

@@ -1,7 +1,10 @@
+import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
+import type { CoreTables } from '../../core/db/tables.ts';
 import { type Claim, insertNextActivity, type StoredActivity, type StoredFile } from './next-activity.ts';
 import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
+import { measureUploads, type UploadAdmission, type UploadUsage } from './upload-usage.ts';
 
 export interface ConversationRow {
   id: string;
@@ -18,6 +21,24 @@ function isMissingReference(error: unknown): boolean {
 }
 
 export type DirectLineRepository = ReturnType<typeof createDirectLineRepository>;
+
+/** Deletes every activity and uploaded file whose conversation is not there. */
+async function removeOrphans(trx: Transaction<CoreTables & DirectLineTables>): Promise<void> {
+  for (const table of ['directline_activities', 'directline_uploads'] as const) {
+    await trx
+      .deleteFrom(table)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('directline_conversations')
+              .select('directline_conversations.id')
+              .whereRef('directline_conversations.id', '=', `${table}.conversation_id`),
+          ),
+        ),
+      )
+      .execute();
+  }
+}
 
 /** The embedded channel's conversations, their numbered activities and their uploaded files. */
 export function createDirectLineRepository(database: Database) {
@@ -73,7 +94,7 @@ export function createDirectLineRepository(database: Database) {
     /**
      * Numbers and stores one activity in a transaction of its own. `awaitAnswer` stores a user message
      * as pending under this process's claim; `files` (an upload's) go in the same transaction, so the
-     * activity never names a file that is not there.
+     * activity never names a file that is not there, once `admission` let them in.
      */
     async append(
       conversationId: string,
@@ -81,10 +102,16 @@ export function createDirectLineRepository(database: Database) {
       build: (id: string) => Activity,
       awaitAnswer?: Claim,
       files?: readonly StoredFile[],
+      admission?: UploadAdmission,
     ): Promise<StoredActivity> {
       return db
         .transaction()
-        .execute((trx) => insertNextActivity(trx, conversationId, now, build, awaitAnswer, files));
+        .execute((trx) => insertNextActivity(trx, conversationId, now, build, awaitAnswer, files, admission));
+    },
+
+    /** What the store holds for an upload to the conversation, read before its body is. */
+    uploadUsage(conversationId: string, since: number): Promise<UploadUsage> {
+      return measureUploads(db, conversationId, since);
     },
 
     /** One file of one conversation: another conversation's file is not found here. */
@@ -119,29 +146,23 @@ export function createDirectLineRepository(database: Database) {
     },
 
     /**
-     * Removes conversations idle since before `cutoff`, then every activity and uploaded file left
-     * without its conversation.
+     * Removes conversations idle since before `cutoff` and, in the same transaction, every activity and
+     * uploaded file left without its conversation: a removed conversation never leaves its files behind.
      */
     async purgeIdleBefore(cutoff: number): Promise<number> {
-      const result = await db
-        .deleteFrom('directline_conversations')
-        .where('last_activity_at', '<', cutoff)
-        .executeTakeFirst();
-      for (const table of ['directline_activities', 'directline_uploads'] as const) {
-        await db
-          .deleteFrom(table)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('directline_conversations')
-                  .select('directline_conversations.id')
-                  .whereRef('directline_conversations.id', '=', `${table}.conversation_id`),
-              ),
-            ),
-          )
-          .execute();
-      }
-      return Number(result.numDeletedRows);
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .deleteFrom('directline_conversations')
+          .where('last_activity_at', '<', cutoff)
+          .executeTakeFirst();
+        await removeOrphans(trx);
+        return Number(result.numDeletedRows);
+      });
+    },
+
+    /** Removes the activities and files whose conversation is gone, however it went. */
+    async purgeOrphans(): Promise<void> {
+      await db.transaction().execute(removeOrphans);
     },
   };
 }

@@ -68,7 +68,7 @@ export function directLineRoutes(app: App, api: AssistantAuth): void {
 /** The operations, top to bottom; paths are relative to the scope's `/v3/directline`. */
 async function conversationRoutes(app: App, { settings, directLine }: AssistantAuth): Promise<void> {
   if (!directLine) return;
-  const { credentials, conversations, hub } = directLine;
+  const { credentials, conversations, hub, uploads, streamOrigins } = directLine;
   app.decorateRequest('directLineCredential', undefined);
   // Credentials first: an expired or forged token is 403 whatever the body says.
   const onRequest = async (request: FastifyRequest) => {
@@ -189,14 +189,20 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
     app,
     conversations,
     { onRequest, who, described },
-    { uploadBytes: settings.DIRECTLINE_UPLOAD_LIMIT, activityBytes: settings.BODY_LIMIT },
+    { uploadBytes: settings.DIRECTLINE_UPLOAD_LIMIT, activityBytes: settings.BODY_LIMIT, quota: uploads },
   );
-  // The stream: pre-authorised by the ticket `t` of the streamUrl, checked before the upgrade (403 over HTTP).
+  // The stream: a page of an allowed origin, pre-authorised by the ticket `t` of the streamUrl, both
+  // checked before the upgrade (403 over HTTP).
   app.get(
     '/conversations/:conversationId/stream',
     {
       websocket: true,
       schema: { params: conversationParams, querystring: streamQuery },
+      onRequest: async (request) => {
+        if (!streamOrigins.allows(request.headers.origin)) {
+          throw directLineErrors.DIRECTLINE_ORIGIN_NOT_ALLOWED();
+        }
+      },
       preHandler: async (request) => {
         await credentials.verifyStreamTicket(request.query.t, request.params.conversationId);
         await conversations.ensureExists(request.params.conversationId);

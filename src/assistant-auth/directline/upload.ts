@@ -24,6 +24,7 @@ interface UploadLimits {
   bytes: number;
   /** The `activity` part, in bytes (the JSON body limit). */
   activityBytes: number;
+  /** Files of one upload; the `activity` part is not one. */
   files: number;
 }
 
@@ -85,7 +86,7 @@ async function readPart(part: Multipart, limits: UploadLimits, upload: Upload, t
     return total;
   }
   const sum = total + content.length;
-  if (sum > limits.bytes) throw tooLarge(limits);
+  if (sum > limits.bytes || upload.files.length >= limits.files) throw tooLarge(limits);
   upload.files.push({ name: fileName(part.filename), contentType: mediaType(part.mimetype), content });
   return sum;
 }
@@ -100,6 +101,7 @@ export async function readUpload(request: FastifyRequest, limits: UploadLimits):
   const upload: Upload = { files: [] };
   let total = 0;
   try {
+    // One more file part than `files`: DirectLineJS sends the `activity` part as a file (a Blob).
     const parts = request.parts({
       limits: { fileSize: limits.bytes, files: limits.files + 1, parts: limits.files + 4 },
     });

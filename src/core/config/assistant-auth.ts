@@ -59,6 +59,47 @@ export const assistantAuthVariables = {
     description:
       'Largest upload to the embedded Direct Line channel in bytes, all files of one upload together (413 above).',
   }),
+  DIRECTLINE_TOKEN_UPLOAD_FILES: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 20,
+    description:
+      'Files a token of the embedded Direct Line channel may upload within any REQUEST_LIMIT_WINDOW; then 429 DIRECTLINE_UPLOAD_RATE_LIMITED with Retry-After. A token is bound to one conversation, so its refreshes share the count, which the store keeps (every process enforces it).',
+  }),
+  DIRECTLINE_TOKEN_UPLOAD_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 ** 4,
+    default: 8 * 1024 * 1024,
+    description:
+      'Bytes of files a token of the embedded Direct Line channel may upload within any REQUEST_LIMIT_WINDOW, counted like DIRECTLINE_TOKEN_UPLOAD_FILES; then 429 with Retry-After.',
+  }),
+  DIRECTLINE_CONVERSATION_UPLOAD_FILES: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 100,
+    description:
+      'Files one conversation of the embedded Direct Line channel may hold; past it uploads are 413 DIRECTLINE_CONVERSATION_UPLOADS_FULL until the conversation is removed (CHANNEL_RETENTION).',
+  }),
+  DIRECTLINE_CONVERSATION_UPLOAD_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 ** 4,
+    default: 32 * 1024 * 1024,
+    description:
+      'Bytes of files one conversation of the embedded Direct Line channel may hold (413 DIRECTLINE_CONVERSATION_UPLOADS_FULL above).',
+  }),
+  DIRECTLINE_UPLOAD_STORE_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 ** 5,
+    default: 1024 ** 3,
+    description:
+      'Bytes of uploaded files the embedded Direct Line channel keeps in the store, all conversations together (stored as base64: about 4/3 of it on disk); past it uploads are 429 DIRECTLINE_UPLOAD_STORE_FULL with Retry-After until the retention purge frees room.',
+  }),
+  DIRECTLINE_ALLOWED_ORIGINS: Type.String({
+    default: '',
+    pattern: '^( *(\\*|https?://[^\\s,/]+( *, *https?://[^\\s,/]+)*) *)?$',
+    description:
+      'Comma-separated origins (`https://shop.example`) whose pages may open the embedded Direct Line channel’s WebSocket streams, besides the chat page’s own (PUBLIC_BASE_URL’s, else http://HOST:ASSISTANT_AUTH_PORT); `*` allows any. An upgrade with another Origin is 403 DIRECTLINE_ORIGIN_NOT_ALLOWED; one without Origin (a non-browser client) passes.',
+  }),
   DIRECTLINE_KEEPALIVE_MS: Type.Integer({
     minimum: 100,
     maximum: 600000,

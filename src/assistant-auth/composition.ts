@@ -18,7 +18,8 @@ import { createSigningKeyRepository } from './signing/signing-key-repository.ts'
 import { createSigningKeys, signingKeysSecret } from './signing/signing-keys.ts';
 import { createDelegations } from './users/delegations.ts';
 import { createUserRepository } from './users/repository.ts';
-import { createUserService, userKeys } from './users/service.ts';
+import { createUserService, type UserService, userKeys } from './users/service.ts';
+import { createSignInSessions } from './users/sign-in-sessions.ts';
 
 const PURGE_INTERVAL_MS = 3600_000;
 
@@ -36,7 +37,7 @@ type RouteSettings = Pick<
 >;
 
 /** The embedded Direct Line channel, built only when the service runs it (no DIRECTLINE_URL). */
-function composeDirectLine(core: Core, signer: AssistantSigner, address: () => string) {
+function composeDirectLine(core: Core, signer: AssistantSigner, users: UserService, address: () => string) {
   const { config } = core;
   return createEmbeddedDirectLine({
     settings: config,
@@ -48,6 +49,7 @@ function composeDirectLine(core: Core, signer: AssistantSigner, address: () => s
       signer,
       logger: core.logger,
     }),
+    speakers: users,
     events: core.events,
     logger: core.logger,
     address,
@@ -70,9 +72,15 @@ export function composeAssistantAuth(core: Core) {
     callbackNonces: createCallbackNonceRepository(core.database),
   };
   const signer = createAssistantSigner(core, repositories.signingKeys);
-  const users = createUserService(config, { repository: repositories.users, keys: userKeys(core), audit });
+  const clientApiUrl = () => `${core.serviceUrl('client-api')}${config.CLIENT_API_BASE_PATH}`;
+  const users = createUserService(config, {
+    repository: repositories.users,
+    keys: userKeys(core),
+    audit,
+    signIns: createSignInSessions(config, { signer, clientApiUrl }),
+  });
   const { channel, directLine } = selectConversationChannel(config, () =>
-    composeDirectLine(core, signer, address),
+    composeDirectLine(core, signer, users, address),
   );
   // Expired users past their retention go; a failure is logged and retried at the next interval.
   const userPurge = periodic(
@@ -114,7 +122,7 @@ export function composeAssistantAuth(core: Core) {
           /** Read per request: the service's own address is known only once it listens. */
           settings: () => chatPageSettings(config, address),
           signIn: createChatSignIn(config, {
-            clientApiUrl: () => `${core.serviceUrl('client-api')}${config.CLIENT_API_BASE_PATH}`,
+            clientApiUrl,
             users,
             audit,
           }),

@@ -31,6 +31,11 @@ export interface DelegationClaims {
   scope: string;
   /** The acting party: the assistant runtime, by the id of the key that asked. */
   act: { sub: string };
+  /**
+   * The client API session the link rests on (the chat page's sign-in): the token is refused once that
+   * session is closed. Absent for a link the gateway made.
+   */
+  sid?: string;
 }
 
 /** A pay-TV account number: 1–48 letters, digits, `-`, `_` and `.` (it appears in client API paths). */

@@ -145,6 +145,13 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
       ok: 200,
       request: async () => ({ url: '/openid/jwk' }),
     },
+    {
+      method: 'POST',
+      path: '/delegations/status',
+      access: 'open',
+      ok: 200,
+      request: async () => ({ url: '/delegations/status', payload: { token: 'not.a.token' } }),
+    },
     { method: 'GET', path: '/healthz', access: 'open', ok: 200, request: async () => ({ url: '/healthz' }) },
     { method: 'GET', path: '/ping', access: 'gateway', ok: 200, request: async () => ({ url: '/ping' }) },
     { method: 'GET', path: '/config', access: 'public', ok: 200, request: async () => ({ url: '/config' }) },

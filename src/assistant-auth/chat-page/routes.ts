@@ -113,11 +113,12 @@ export function chatPageRoutes(
         summary:
           'The chat page’s sign-in: a conversation token bound to the person, linked to their account.',
         description:
-          'The person’s pay-TV user name and password are checked by client-api; their web identity is linked to the account they proved and the new conversation is bound to it, so the assistant can act on their devices. Limited per client address with the anonymous tokens (CHAT_TOKEN_LIMIT), and by client-api’s sign-in throttling.',
+          'The person’s pay-TV user name and password are checked by client-api, which opens a session of the chat page’s device (`chat-page`) in their account; their web identity is linked to the account they proved, resting on that session, and the new conversation is bound to it, so the assistant can act on their devices until that session is closed. Limited per client address with the anonymous tokens (CHAT_TOKEN_LIMIT), and by client-api’s sign-in throttling.',
         tag: 'conversation channel',
         access: 'open',
         errors: [
           chatPageErrors.CHAT_SIGN_IN_FAILED,
+          chatPageErrors.CHAT_DEVICE_REFUSED,
           httpErrors.RATE_LIMITED,
           channelErrors.CHANNEL_BINDING_UNSUPPORTED,
           subsystemErrors.SUBSYSTEM_ERROR,

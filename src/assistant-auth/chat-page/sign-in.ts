@@ -8,19 +8,23 @@ import { chatPageErrors } from './errors.ts';
 
 /** The channel the chat page's people speak on. */
 const CHAT_PAGE_CHANNEL = 'web';
+/** The device the chat page signs in as, in the person's account: a sign-out of it ends the page's links. */
+const CHAT_PAGE_DEVICE = { deviceId: 'chat-page', deviceName: 'Chat page' };
 
-interface BasicCheck {
-  authenticated: boolean;
-  platformUserId: string;
-  accountNumber: string;
+/** What client-api's password sign-in answers: the user, and the tokens of the session it opened. */
+interface SignedIn {
+  user: { platformUserId: string; accountNumber: string };
+  tokens?: { sessionId: string };
 }
 
 /**
  * The chat page acting as its own gateway: a person signs in with their pay-TV user name and password,
- * checked by client-api (its HTTP Basic check, with its sign-in throttling), and their web identity is
- * linked to the account they proved — the account-linking a gateway does before its callback. Answers
- * the assistantId a conversation may then be bound to. With ASSISTANT_RUNTIME_KEY, the key vouches for
- * the person's own address, so client-api's per-address limit counts them, not this service.
+ * checked by client-api (its password sign-in, with its throttling), which opens a session of the chat
+ * page's device in their account; their web identity is linked to that account, resting on that session,
+ * so the person's sign-out of the device, "sign out everywhere" or an operator closing the account's
+ * sessions ends what the assistant may do for them. Answers the assistantId a conversation may then be
+ * bound to. With ASSISTANT_RUNTIME_KEY, the key vouches for the person's own address, so client-api's
+ * per-address limit counts them, not this service.
  */
 export function createChatSignIn(
   settings: Pick<Config, 'SUBSYSTEM_TIMEOUT_MS' | 'ASSISTANT_RUNTIME_KEY'>,
@@ -39,32 +43,39 @@ export function createChatSignIn(
     const url = `${clientApiUrl()}/auth/web/users/authenticate`;
     // Read per call: the demo sets the key once its data is loaded, after the services are composed.
     const runtimeKey = settings.ASSISTANT_RUNTIME_KEY;
-    const answer = await callSubsystem<BasicCheck>(
+    const answer = await callSubsystem<SignedIn>(
       {
         subsystem: 'client-api',
         url,
-        headers: {
-          authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-          ...(runtimeKey === undefined ? {} : vouchingHeaders(runtimeKey, clientAddress)),
-        },
+        method: 'POST',
+        headers: runtimeKey === undefined ? {} : vouchingHeaders(runtimeKey, clientAddress),
+        body: { username, password, ...CHAT_PAGE_DEVICE },
         timeoutMs: settings.SUBSYSTEM_TIMEOUT_MS,
       },
-      [401, 429],
+      [400, 401, 403, 409, 429],
     );
     if (answer.status === 429) {
       throw httpErrors.RATE_LIMITED('Too many sign-in attempts; try again later.', {
         headers: { 'retry-after': answer.headers.get('retry-after') ?? '60' },
       });
     }
-    const check = answer.body;
-    if (answer.status !== 200 || !check?.authenticated) throw chatPageErrors.CHAT_SIGN_IN_FAILED();
+    // The device disabled, or the account at its device limit: the page cannot sign in there.
+    if (answer.status === 403 || answer.status === 409) throw chatPageErrors.CHAT_DEVICE_REFUSED();
+    const signedIn = answer.body;
+    const sessionId = signedIn?.tokens?.sessionId;
+    if (answer.status !== 200 || !signedIn || !sessionId) throw chatPageErrors.CHAT_SIGN_IN_FAILED();
+    const { platformUserId, accountNumber } = signedIn.user;
+    // One assistant user per sign-in: nothing granted to an earlier sign-in (a delegated token the agents
+    // keep) outlives it under the same assistantId.
     const { user } = await users.findOrCreate(
-      { channel: CHAT_PAGE_CHANNEL, identity: `platform-user:${check.platformUserId}` },
+      { channel: CHAT_PAGE_CHANNEL, identity: `chat-page-session:${sessionId}` },
       'integrated',
     );
     await users.link(user.assistantId, {
-      accountNumber: check.accountNumber,
-      platformUserId: check.platformUserId,
+      accountNumber,
+      platformUserId,
+      sessionId,
+      deviceId: CHAT_PAGE_DEVICE.deviceId,
     });
     await audit('chat-page', 'assistant-user.link', user.assistantId);
     return user.assistantId;

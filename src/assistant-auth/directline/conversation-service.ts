@@ -33,7 +33,16 @@ interface Dependencies {
   links: ChannelLinks;
   /** Answers the stored messages that ask the agent, in the background. */
   answering: AnsweringWorker;
+  speakers: Speakers;
 }
+
+/** Whether a conversation bound to an assistant user may still speak for its person (users/service.ts). */
+export interface Speakers {
+  speaksFor(assistantId: string): Promise<boolean>;
+}
+
+const NO_LONGER_SPEAKS =
+  'The person this conversation spoke for has signed out or is no longer linked; sign in again for a new conversation.';
 
 const parseWatermark = (watermark: string | undefined) => (watermark ? Number(watermark) : undefined);
 
@@ -44,9 +53,34 @@ const newBinding = (body: StartBody | ConversationStartBody): Binding => ({
 });
 
 /** The rules of the embedded channel: who may do what to which conversation. */
-export function createConversationService({ repository, credentials, hub, links, answering }: Dependencies) {
+export function createConversationService({
+  repository,
+  credentials,
+  hub,
+  links,
+  answering,
+  speakers,
+}: Dependencies) {
+  /**
+   * A conversation that speaks for a person gets no new token once they signed out, were unlinked or
+   * removed (the row's speaker is then null): asked at each renewal, so it holds in every process.
+   */
+  async function ensureStillSpeaks(row: ConversationRow | undefined): Promise<void> {
+    const speaker = row?.assistantId;
+    if (speaker && (await speakers.speaksFor(speaker))) return;
+    throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID(NO_LONGER_SPEAKS);
+  }
+
+  /** Whether the caller's token, or the conversation itself, speaks for a person. */
+  const speaksForSomeone = (credential: Credential, row: ConversationRow) =>
+    row.assistantId !== null || (credential.kind === 'token' && credential.speaks === true);
+
   async function conversationAnswer(row: ConversationRow, afterSeq?: number): Promise<ConversationAnswer> {
-    const binding: Binding = { conversationId: row.id, userId: row.userId };
+    const binding: Binding = {
+      conversationId: row.id,
+      userId: row.userId,
+      ...(row.assistantId === null ? {} : { speaks: true as const }),
+    };
     const issued = await credentials.issueToken(binding);
     const ticket = await credentials.issueStreamTicket(binding);
     return { conversationId: row.id, ...issued, streamUrl: links.stream(row.id, ticket, afterSeq) };
@@ -78,7 +112,8 @@ export function createConversationService({ repository, credentials, hub, links,
       const binding = newBinding(body);
       const stored = await repository.start(binding.conversationId, binding.userId, Date.now(), speaker);
       if (stored === 'speaker-gone') return undefined;
-      return { conversationId: binding.conversationId, ...(await credentials.issueToken(binding)) };
+      const issued = await credentials.issueToken({ ...binding, speaks: true });
+      return { conversationId: binding.conversationId, ...issued };
     },
 
     /** /token/wss for a person (never a Direct Line route): a new conversation bound to its speaker. */
@@ -91,8 +126,9 @@ export function createConversationService({ repository, credentials, hub, links,
 
     async refresh(credential: Credential): Promise<TokenAnswer> {
       if (credential.kind !== 'token') throw directLineErrors.DIRECTLINE_TOKEN_REQUIRED();
-      const { conversationId, userId } = credential;
-      return { conversationId, ...(await credentials.issueToken({ conversationId, userId })) };
+      const { conversationId, userId, speaks } = credential;
+      if (speaks) await ensureStillSpeaks(await repository.find(conversationId));
+      return { conversationId, ...(await credentials.issueToken({ conversationId, userId, speaks })) };
     },
 
     /**
@@ -110,6 +146,7 @@ export function createConversationService({ repository, credentials, hub, links,
       // No speaker here: a conversation is bound by /token or /token/wss only, never through Direct Line.
       const created = (await repository.start(binding.conversationId, binding.userId, Date.now())) === true;
       const row = await conversationFor(credential, binding.conversationId);
+      if (speaksForSomeone(credential, row)) await ensureStillSpeaks(row);
       // The streamUrl of a start replays the conversation from its beginning.
       return { created, answer: await conversationAnswer(row) };
     },
@@ -117,6 +154,7 @@ export function createConversationService({ repository, credentials, hub, links,
     /** GET /conversations/{id}: a fresh token and streamUrl; without a watermark only what comes next. */
     async reconnect(credential: Credential, conversationId: string, watermark?: string) {
       const row = await conversationFor(credential, conversationId);
+      if (speaksForSomeone(credential, row)) await ensureStillSpeaks(row);
       return conversationAnswer(row, parseWatermark(watermark) ?? row.lastSeq);
     },
 

@@ -4,13 +4,13 @@ import type { Config } from '../../core/config.ts';
 import { directLineErrors } from './errors.ts';
 
 /** Who is calling: the channel secret (any conversation) or a token bound to one conversation and user. */
-export type Credential =
-  | { kind: 'secret' }
-  | { kind: 'token'; conversationId: string; userId: string; expiresAt: number };
+export type Credential = { kind: 'secret' } | ({ kind: 'token'; expiresAt: number } & Binding);
 
 export interface Binding {
   conversationId: string;
   userId: string;
+  /** The conversation speaks for a person: its tokens are renewed only while it may (conversation-service). */
+  speaks?: true;
 }
 
 interface IssuedToken {
@@ -86,7 +86,11 @@ export function createChannelCredentials(
 
   // `user` as Direct Line's own tokens carry it: Web Chat and DirectLineJS read the user id from it.
   const sign = (binding: Binding, key: Uint8Array, audience: string, seconds: number) =>
-    new SignJWT({ conv: binding.conversationId, user: binding.userId })
+    new SignJWT({
+      conv: binding.conversationId,
+      user: binding.userId,
+      ...(binding.speaks ? { spk: true } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(binding.userId)
       .setAudience(audience)
@@ -98,7 +102,7 @@ export function createChannelCredentials(
   async function verify(token: string, key: Uint8Array, audience: string) {
     try {
       const { payload } = await jwtVerify(token, key, { audience, algorithms: ['HS256'] });
-      const { conv, sub, user, exp } = payload;
+      const { conv, sub, user, exp, spk } = payload;
       if (
         typeof conv !== 'string' ||
         typeof sub !== 'string' ||
@@ -107,7 +111,12 @@ export function createChannelCredentials(
       ) {
         throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();
       }
-      return { conversationId: conv, userId: sub, expiresAt: exp * 1000 };
+      return {
+        conversationId: conv,
+        userId: sub,
+        expiresAt: exp * 1000,
+        ...(spk === true ? { speaks: true as const } : {}),
+      };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw directLineErrors.DIRECTLINE_TOKEN_EXPIRED();
       throw directLineErrors.DIRECTLINE_CREDENTIALS_INVALID();

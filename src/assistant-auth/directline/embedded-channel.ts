@@ -6,7 +6,11 @@ import { periodic } from '../periodic.ts';
 import type { AgentClient } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import { createAnsweringWorker } from './answering-worker.ts';
-import { type ConversationService, createConversationService } from './conversation-service.ts';
+import {
+  type ConversationService,
+  createConversationService,
+  type Speakers,
+} from './conversation-service.ts';
 import type { ChannelCredentials } from './credentials.ts';
 import { createChannelLinks } from './links.ts';
 import type { DirectLineRepository } from './repository.ts';
@@ -47,6 +51,8 @@ interface EmbeddedDirectLineDependencies {
   claimRepository: AnswerClaimRepository;
   credentials: ChannelCredentials;
   agents: AgentClient;
+  /** Whether a bound conversation may still speak for its person: its tokens are renewed only then. */
+  speakers: Speakers;
   /** How every process learns that a conversation has something new for its stream. */
   events: EventBus;
   logger: Logger;
@@ -60,6 +66,7 @@ export function createEmbeddedDirectLine({
   claimRepository,
   credentials,
   agents,
+  speakers,
   events,
   logger,
   address,
@@ -86,6 +93,7 @@ export function createEmbeddedDirectLine({
     hub,
     links,
     answering,
+    speakers,
   });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });

@@ -10,4 +10,8 @@ export const userErrors = defineErrors('assistant-auth/users', {
     409,
     'This assistant user is not linked to a pay-TV account; the person links it through the gateway first.',
   ],
+  ASSISTANT_USER_SIGNED_OUT: [
+    409,
+    'The sign-in this assistant user’s link rests on has ended (signed out); the person signs in again.',
+  ],
 });

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { subsystemErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { AssistantAuth } from '../composition.ts';
 import { userErrors } from './errors.ts';
@@ -10,6 +11,8 @@ import {
   channelOnlyHeaders,
   delegationRequestSchema,
   delegationSchema,
+  delegationStatusRequestSchema,
+  delegationStatusSchema,
   externalUserHeaders,
   phoneNumberParams,
 } from './schemas.ts';
@@ -22,6 +25,7 @@ const {
   ASSISTANT_ID_GLOBAL_NOT_FOUND,
   PHONE_NUMBER_NOT_FOUND,
   ASSISTANT_USER_NOT_LINKED,
+  ASSISTANT_USER_SIGNED_OUT,
 } = userErrors;
 
 /** Assistant users; each route names its access class. */
@@ -120,10 +124,16 @@ export function userRoutes(app: App, { access, users, delegations }: AssistantAu
         id: 'createDelegation',
         summary: 'A short-lived token with which the assistant acts on its user’s linked pay-TV account.',
         description:
-          'A JWT the assistant signs (ES256): `aud` sintonia-client-api, `sub` the assistantId, `acc` the linked account, `scope`, and `act` naming the runtime key that asked; it lives DELEGATION_TTL seconds (at most 300). client-api verifies it against this service’s JWKS. 409 ASSISTANT_USER_NOT_LINKED for a user without a linked account.',
+          'A JWT the assistant signs (ES256): `aud` sintonia-client-api, `sub` the assistantId, `acc` the linked account, `scope`, `act` naming the runtime key that asked, and `sid` when the link rests on a sign-in’s client API session; it lives DELEGATION_TTL seconds (at most 300). client-api verifies it against this service’s JWKS and refuses it once the link or that session is gone. 409 ASSISTANT_USER_NOT_LINKED for a user without a linked account, 409 ASSISTANT_USER_SIGNED_OUT when the sign-in its link rests on has ended (asked of client-api: 502 when it cannot answer).',
         tag,
         access: 'internal',
-        errors: [USER_NOT_FOUND, ASSISTANT_ID_EXPIRED, ASSISTANT_USER_NOT_LINKED],
+        errors: [
+          USER_NOT_FOUND,
+          ASSISTANT_ID_EXPIRED,
+          ASSISTANT_USER_NOT_LINKED,
+          ASSISTANT_USER_SIGNED_OUT,
+          subsystemErrors.SUBSYSTEM_ERROR,
+        ],
       },
       { params: assistantIdParams, body: delegationRequestSchema, response: { 201: delegationSchema } },
     ),
@@ -134,6 +144,25 @@ export function userRoutes(app: App, { access, users, delegations }: AssistantAu
         request.apiKey?.id ?? 'unknown',
       );
       return reply.code(201).header('cache-control', 'no-store').send(delegation);
+    },
+  );
+
+  app.post(
+    '/delegations/status',
+    access.route(
+      {
+        id: 'getDelegationStatus',
+        summary: 'Whether a delegated token still stands: client-api asks before honouring one.',
+        description:
+          'Active while the token is this service’s, unexpired, and its assistant user is still there and linked to the token’s account: an unlinked or removed user’s tokens stop at once, not when they expire. No key: the caller shows the token itself, and learns only what client-api would answer to it.',
+        tag,
+        access: 'open',
+      },
+      { body: delegationStatusRequestSchema, response: { 200: delegationStatusSchema } },
+    ),
+    async (request, reply) => {
+      const active = await delegations.active(request.body.token);
+      return reply.header('cache-control', 'no-store').send({ active });
     },
   );
 

@@ -118,3 +118,19 @@ export const delegationSchema = Type.Object(
   { $id: 'Delegation' },
 );
 export type Delegation = Static<typeof delegationSchema>;
+
+/** POST /delegations/status: a delegated token whose standing client-api asks about. */
+export const delegationStatusRequestSchema = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 8192, description: 'The delegated token (a JWT).' }) },
+  { additionalProperties: false },
+);
+
+export const delegationStatusSchema = Type.Object(
+  {
+    active: Type.Boolean({
+      description:
+        'True while the token is this service’s, unexpired, and its user is still linked to its account.',
+    }),
+  },
+  { $id: 'DelegationStatus' },
+);

@@ -5,6 +5,7 @@ import type { Audit } from '../audit.ts';
 import { userErrors } from './errors.ts';
 import type { IdentityQueries, UserRepository, UserRow } from './repository.ts';
 import type { AssistantUser, UserSource } from './schemas.ts';
+import type { SignInSession, SignInSessions } from './sign-in-sessions.ts';
 
 /** `whatsapp=86400,web=3600` → lifetimes in seconds by channel. */
 function parseChannelTtls(text: string): Map<string, number> {
@@ -20,7 +21,15 @@ function parseChannelTtls(text: string): Map<string, number> {
 interface AccountLink {
   accountNumber: string;
   platformUserId?: string;
+  /** The client API session a sign-in of the chat page opened, which the link lasts no longer than. */
+  sessionId?: string;
+  /** The device that session is of. */
+  deviceId?: string;
 }
+
+/** The session a link rests on, when a sign-in made it (a gateway's link rests on none). */
+const signInOf = ({ accountNumber, sessionId, deviceId }: AccountLink): SignInSession | undefined =>
+  sessionId === undefined || deviceId === undefined ? undefined : { accountNumber, sessionId, deviceId };
 
 function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser {
   return {
@@ -31,7 +40,13 @@ function toAssistantUser(row: UserRow, link?: AccountLink): AssistantUser {
     hasPhoneNumber: row.phone_hash !== null,
     ...(link === undefined || row.linked_at === null
       ? {}
-      : { linkedAccount: { ...link, linkedAt: new Date(row.linked_at).toISOString() } }),
+      : {
+          linkedAccount: {
+            accountNumber: link.accountNumber,
+            ...(link.platformUserId === undefined ? {} : { platformUserId: link.platformUserId }),
+            linkedAt: new Date(row.linked_at).toISOString(),
+          },
+        }),
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt: new Date(row.expires_at).toISOString(),
   };
@@ -64,7 +79,12 @@ export function userKeys(keys: { key(purpose: string): Buffer }): UserKeys {
 /** The rules of assistant users: lifetimes per channel, one person's ids tied by assistantIdGlobal. */
 export function createUserService(
   settings: Pick<Config, 'ASSISTANT_ID_TTL_BY_CHANNEL' | 'ASSISTANT_ID_TTL' | 'ASSISTANT_USER_RETENTION'>,
-  { repository, keys, audit }: { repository: UserRepository; keys: UserKeys; audit: Audit },
+  {
+    repository,
+    keys,
+    audit,
+    signIns,
+  }: { repository: UserRepository; keys: UserKeys; audit: Audit; signIns: SignInSessions },
 ) {
   const ttls = parseChannelTtls(settings.ASSISTANT_ID_TTL_BY_CHANNEL);
   const ttlMs = (channel: string) => (ttls.get(channel) ?? settings.ASSISTANT_ID_TTL) * 1000;
@@ -197,11 +217,36 @@ export function createUserService(
       return present({ ...row, link_sealed: sealed, linked_at: at });
     },
 
-    /** The valid user's linked account; 409 ASSISTANT_USER_NOT_LINKED when it has none. */
+    /**
+     * The valid user's linked account; 409 ASSISTANT_USER_NOT_LINKED when it has none, 409
+     * ASSISTANT_USER_SIGNED_OUT when the sign-in it rests on has ended (asked of client-api at each call).
+     */
     async linkedAccount(assistantId: string): Promise<AccountLink> {
       const link = linkOf(await validRow(assistantId));
       if (link === undefined) throw userErrors.ASSISTANT_USER_NOT_LINKED();
+      const signIn = signInOf(link);
+      if (signIn && !(await signIns.isOpen(assistantId, signIn)))
+        throw userErrors.ASSISTANT_USER_SIGNED_OUT();
       return link;
+    },
+
+    /**
+     * Whether a conversation bound to this user may go on speaking for its person: the user is there and
+     * valid, and the sign-in its link rests on, if any, is still open.
+     */
+    async speaksFor(assistantId: string): Promise<boolean> {
+      const row = await repository.findById(assistantId);
+      if (!row || row.expires_at <= Date.now()) return false;
+      const link = linkOf(row);
+      const signIn = link && signInOf(link);
+      return signIn === undefined || signIns.isOpen(assistantId, signIn);
+    },
+
+    /** Whether the user is there, valid and still linked to this account: what a delegated token rests on. */
+    async holdsLink(assistantId: string, accountNumber: string): Promise<boolean> {
+      const row = await repository.findById(assistantId);
+      if (!row || row.expires_at <= Date.now()) return false;
+      return linkOf(row)?.accountNumber === accountNumber;
     },
 
     async newestOfChannel(assistantIdGlobal: string, channel: string): Promise<AssistantUser> {

@@ -3,8 +3,10 @@ import type { Logger } from 'pino';
 import {
   type AssistantLocation,
   assistantIssuer,
+  assistantJwksUrl,
   createAssistantTokenVerifier,
 } from '../../core/assistant-tokens.ts';
+import type { Config } from '../../core/config.ts';
 import {
   ACCOUNT_NUMBER_PATTERN,
   CLIENT_API_AUDIENCE,
@@ -13,6 +15,7 @@ import {
   MAX_DELEGATION_TTL_SECONDS,
 } from '../../core/delegation.ts';
 import { subsystemErrors } from '../../core/errors.ts';
+import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import { bearerRefusals } from './credentials.ts';
 
 /** The assistant acting for its linked user, with a delegated token: one account, some scopes. */
@@ -25,6 +28,8 @@ export interface AssistantPrincipal {
   /** The acting party (`act.sub`): the runtime key that asked for the token. */
   actor: string;
   tokenId: string;
+  /** The device session the link rests on (a chat page sign-in's): the token stands only while it is open. */
+  sessionId?: string;
 }
 
 /** A second of leeway on top of the longest lifetime, for clocks a little apart. */
@@ -37,18 +42,37 @@ export interface DelegatedTokens {
   isAssistants(token: string): boolean;
   /**
    * The principal of a delegated token: signed by a published key of the assistant, for this audience,
-   * unexpired, living at most 300 s, with well-formed claims. Else 401 TOKEN_INVALID; 502 when the key
-   * set cannot be fetched.
+   * unexpired, living at most 300 s, with well-formed claims, and its link still standing at the assistant
+   * (asked at each use). Else 401 TOKEN_INVALID; 502 when the key set or the link cannot be checked.
    */
   principal(token: string): Promise<AssistantPrincipal>;
 }
 
-export function createDelegatedTokens(assistant: AssistantLocation, logger: Logger): DelegatedTokens {
+/** Where the assistant answers and how long it may take: a process of the family (its core) is one. */
+interface AssistantService extends AssistantLocation {
+  readonly config: AssistantLocation['config'] & Pick<Config, 'SUBSYSTEM_TIMEOUT_MS'>;
+}
+
+export function createDelegatedTokens(assistant: AssistantService, logger: Logger): DelegatedTokens {
   const verifier = createAssistantTokenVerifier(assistant, CLIENT_API_AUDIENCE);
   const refused = (why: string) => {
     logger.info({ reason: why }, 'delegated token refused');
     return bearerRefusals.TOKEN_INVALID();
   };
+
+  // Asked at each use, not remembered: an unlinked or removed user's tokens stop at once in every process.
+  // The assistant answers beside its key set (`…/openid/jwk` → `…/delegations/status`).
+  async function stands(token: string): Promise<boolean> {
+    const answer = await callSubsystem<{ active?: unknown }>({
+      subsystem: 'assistant-auth',
+      url: new URL('../delegations/status', assistantJwksUrl(assistant)).href,
+      method: 'POST',
+      body: { token },
+      timeoutMs: assistant.config.SUBSYSTEM_TIMEOUT_MS,
+    });
+    return answer.body?.active === true;
+  }
+
   return {
     isAssistants(token) {
       try {
@@ -76,6 +100,9 @@ export function createDelegatedTokens(assistant: AssistantLocation, logger: Logg
       if (typeof actor !== 'string') throw refused('no act');
       const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
       if (scopes.length === 0 || !scopes.every((item) => knownScopes.has(item))) throw refused('bad scope');
+      const { sid } = outcome.payload;
+      if (sid !== undefined && typeof sid !== 'string') throw refused('bad sid');
+      if (!(await stands(token))) throw refused('its link is gone');
       return {
         kind: 'assistant',
         accountNumber: acc,
@@ -83,6 +110,7 @@ export function createDelegatedTokens(assistant: AssistantLocation, logger: Logg
         scopes: new Set(scopes as DelegationScope[]),
         actor,
         tokenId: jti,
+        ...(sid === undefined ? {} : { sessionId: sid }),
       };
     },
   };

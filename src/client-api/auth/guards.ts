@@ -107,6 +107,8 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     if (!principal.scopes.has(scope as DelegationScope)) {
       throw authErrors.ACCESS_DENIED(`This delegated token lacks the scope ${scope}.`);
     }
+    // A link a sign-in made stands only while that sign-in's session is open, as the device's own tokens.
+    if (principal.sessionId !== undefined) await gate.check({ sessionId: principal.sessionId });
     return principal;
   }
 

@@ -52,7 +52,12 @@ describe('chat page sign-in: client-api counts each person’s own address', () 
   let runtimeKey: string;
   const chatSignIn = (from: string, username: string, password: string) =>
     send(`${family.url('assistant-auth')}/chat/sign-in`, from, { json: { username, password } });
-  const basicCheck = (from: string, username: string, password: string, headers: Record<string, string> = {}) =>
+  const basicCheck = (
+    from: string,
+    username: string,
+    password: string,
+    headers: Record<string, string> = {},
+  ) =>
     send(`${family.url('client-api')}/api/v1/auth/web/users/authenticate`, from, {
       headers: { authorization: basic(username, password), ...headers },
     });
@@ -62,6 +67,8 @@ describe('chat page sign-in: client-api counts each person’s own address', () 
       CHAT_PAGE: 'on',
       CHAT_TOKEN_LIMIT: '1000',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '5',
+      // Each check is a deliberately slow password hash: on a busy machine the default 3 s can pass.
+      SUBSYSTEM_TIMEOUT_MS: '20000',
     });
     runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
     Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
@@ -107,7 +114,7 @@ describe('chat page sign-in: client-api counts each person’s own address', () 
 
   it('an address claimed without a runtime key (none, another class, a bogus one) is ignored: the caller is counted', async () => {
     const clientKey = (await core.apiKeys.create('client', 'some client')).key;
-    const untrusted = [
+    const untrusted: Array<Record<string, string>> = [
       {},
       { 'x-api-key': clientKey },
       { 'x-api-key': `snt_runtime_0123456789abcdef_${'A'.repeat(43)}` },

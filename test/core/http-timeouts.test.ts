@@ -89,7 +89,12 @@ describe('HTTP timeouts: slow senders are cut off, normal requests are not', () 
   });
 
   it('headers sent one byte every 400 ms: 408 and closed within HTTP_HEADERS_TIMEOUT_MS', async () => {
-    const closed = await trickle(port, 'GET /healthz HTTP/1.1\r\nHost: probe\r\n', [...'X-Slow: '.padEnd(200, 'a')], 400);
+    const closed = await trickle(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: probe\r\n',
+      [...'X-Slow: '.padEnd(200, 'a')],
+      400,
+    );
     assert.ok(closed.afterMs < HEADERS_MS + SLACK_MS, `closed after ${closed.afterMs} ms`);
     assert.ok(closed.afterMs >= HEADERS_MS - 100, `not before the timeout: ${closed.afterMs} ms`);
     assert.match(closed.answer, /^HTTP\/1\.1 408 /);
@@ -100,7 +105,10 @@ describe('HTTP timeouts: slow senders are cut off, normal requests are not', () 
       'POST /echo HTTP/1.1\r\nHost: probe\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n';
     const closed = await trickle(port, head, [...`{"a":"${'a'.repeat(192)}"}`], 400);
     assert.ok(closed.afterMs < REQUEST_MS + SLACK_MS, `closed after ${closed.afterMs} ms`);
-    assert.ok(closed.afterMs >= REQUEST_MS - 100, `after the headers' bound, at the request's: ${closed.afterMs} ms`);
+    assert.ok(
+      closed.afterMs >= REQUEST_MS - 100,
+      `after the headers' bound, at the request's: ${closed.afterMs} ms`,
+    );
     assert.ok(closed.sent < 200, 'cut off before the body was complete');
     assert.match(closed.answer, /^HTTP\/1\.1 408 /);
   });

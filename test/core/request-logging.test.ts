@@ -131,7 +131,11 @@ describe('request logging options', () => {
       'log-e2': ['/items/alice.b%40example.test?email=bob@example.test', '/items/…@…?email=…'],
     };
     for (const [requestId, [url, logged]] of Object.entries(urls)) {
-      const response = await app.inject({ method: 'GET', url: String(url), headers: { 'x-request-id': requestId } });
+      const response = await app.inject({
+        method: 'GET',
+        url: String(url),
+        headers: { 'x-request-id': requestId },
+      });
       assert.equal(response.statusCode, 200);
       const line = logs.find((entry) => entry.requestId === requestId && entry.msg === 'request completed');
       assert.equal(line?.url, logged);

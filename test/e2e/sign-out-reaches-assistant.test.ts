@@ -186,7 +186,23 @@ describe('a sign-out reaches the assistant', () => {
     const delegated = (await askDelegation(assistantAuth, runtimeKey, assistantId)).token ?? '';
     assert.equal(await devicesStatus(clientApi, accountNumber, delegated), 200);
 
+    const status = async (token: string) => {
+      const response = await fetch(`${assistantAuth}/delegations/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
+      assert.equal(response.status, 200);
+      return ((await response.json()) as { active: boolean }).active;
+    };
+    assert.equal(await status(delegated), true);
+    const [header, payload, signature] = delegated.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const otherAccount = Buffer.from(JSON.stringify({ ...claims, acc: 'OUT-9999' })).toString('base64url');
+    assert.equal(await status(`${header}.${otherAccount}.${signature}`), false, 'tampered');
+
     assert.equal((await callback('/logout', {})).status, 204);
+    assert.equal(await status(delegated), false, 'its link is gone');
     assert.equal(
       await devicesStatus(clientApi, accountNumber, delegated),
       401,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
 import {
   askDelegation,
   devicesStatus,
@@ -126,5 +127,39 @@ describe('a sign-out reaches the assistant across two `sintonia serve` processes
     assert.equal(removed.status, 204);
     assert.equal(await devicesStatus(second.clientApi, 'XPS-2001', delegated), 401, 'refused right after');
     assert.equal((await refreshToken(second.assistantAuth, chat.token)).status, 403);
+  });
+
+  it('an operator closes the account’s sessions through one process: the other renews no token, grants no delegation', async () => {
+    const [first, second] = processes as [Process, Process];
+    const operatorKey = (await core.apiKeys.create('backoffice', 'operator')).key;
+    const home = await household('XPS-3001', first.clientApi);
+    const chat = await signInOnChatPage(first.assistantAuth, home.email);
+    const assistantId = await speakerOf(core, chat.conversationId);
+    assert.equal((await refreshToken(second.assistantAuth, chat.token)).status, 200);
+    const closed = await fetch(`${first.clientApi}/accounts/XPS-3001/sessions?qspVersion=All`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': operatorKey },
+    });
+    assert.equal(closed.status, 204);
+    assert.equal((await refreshToken(second.assistantAuth, chat.token)).status, 403);
+    assert.equal((await askDelegation(second.assistantAuth, runtimeKey, assistantId)).status, 409);
+  });
+
+  it('a person the gateway linked, unlinked through one process: the other refuses their delegated token at once', async () => {
+    const [first, second] = processes as [Process, Process];
+    await household('XPS-4001', first.clientApi);
+    const callback = (path: string, payload: { accountNumber?: string }) =>
+      fetch(
+        `${first.assistantAuth}/users/assistantid/integrated${path}?data=${encodeURIComponent(
+          makeCallbackParam(core, { identity: 'xps-4001-person', channel: 'web', ...payload }).data,
+        )}`,
+      );
+    const linked = await callback('', { accountNumber: 'XPS-4001' });
+    assert.equal(linked.status, 201);
+    const { assistantId } = (await linked.json()) as { assistantId: string };
+    const delegated = (await askDelegation(first.assistantAuth, runtimeKey, assistantId)).token ?? '';
+    assert.equal(await devicesStatus(second.clientApi, 'XPS-4001', delegated), 200);
+    assert.equal((await callback('/logout', {})).status, 204);
+    assert.equal(await devicesStatus(second.clientApi, 'XPS-4001', delegated), 401, 'refused right after');
   });
 });

@@ -101,6 +101,10 @@ describe('a sign-out reaches the assistant', () => {
     assert.equal(asked.type, delegationRefusal.type);
     const listed = await say(assistantAuth, person.chat, 'what devices do I have?');
     assert.doesNotMatch(listed.text ?? '', /Bedroom TV|Living room/, 'no device is listed');
+    // The agents drop a delegated token client-api refused: the next question is told to sign in again,
+    // not answered with an error.
+    const again = await say(assistantAuth, person.chat, 'what devices do I have?');
+    assert.match(again.text ?? '', /account linked|sign in/i, again.text);
   }
 
   const signedOut = { status: 409, type: 'ASSISTANT_USER_SIGNED_OUT' };

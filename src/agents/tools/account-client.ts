@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.ts';
 import type { DelegationScope } from '../../core/delegation.ts';
-import { type ErrorBody, ProblemError } from '../../core/errors.ts';
+import { type ErrorBody, ProblemError, subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import { AgentConfigException, AgentExternalServiceException } from '../exceptions.ts';
 
@@ -121,10 +121,10 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
     return answer.body;
   }
 
-  function sessionFor({ token, accountNumber }: DelegationAnswer): AccountSession {
+  function sessionFor(assistantId: string, { token, accountNumber }: DelegationAnswer): AccountSession {
     const account = `${base('client-api')}${CLIENT_API_BASE_PATH}/accounts/${encodeURIComponent(accountNumber)}`;
-    const call = <T>(path: string, method = 'GET', accept: number[] = [], body?: unknown) =>
-      callSubsystem<T>(
+    const call = async <T>(path: string, method = 'GET', accept: number[] = [], body?: unknown) => {
+      const answer = await callSubsystem<T>(
         {
           subsystem: 'client-api',
           url: `${account}${path}`,
@@ -133,8 +133,16 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
           body,
           timeoutMs,
         },
-        accept,
+        [...accept, 401],
       ).catch((error: unknown) => external('client-api', error));
+      // Refused: the person signed out or was unlinked since. The token goes, so the next turn asks
+      // assistant-auth again, which tells whether the person is still linked.
+      if (answer.status === 401) {
+        cached.delete(assistantId);
+        external('client-api', subsystemErrors.SUBSYSTEM_ERROR('client-api refused the delegated token.'));
+      }
+      return answer;
+    };
     const change = async (path: string, method: string, body?: unknown): Promise<AccountChange> => {
       const answer = await call<unknown>(path, method, REFUSALS, body);
       if (answer.status < 300) return { ok: true };
@@ -159,7 +167,7 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
   return {
     async forSpeaker(assistantId) {
       const answer = await delegation(assistantId);
-      return answer ? { linked: true, session: sessionFor(answer) } : { linked: false };
+      return answer ? { linked: true, session: sessionFor(assistantId, answer) } : { linked: false };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type {} from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
+import { subsystemErrors } from '../../core/errors.ts';
 import type { RouteSchema } from '../../core/http/route-errors.ts';
 import { type App, typed } from '../../core/http/service-app.ts';
 import type { AssistantAuth } from '../composition.ts';
@@ -42,6 +43,12 @@ const bearer: Operation['access'] = {
   description:
     'Authorization: `Bearer <token>` (or the channel secret, `sintonia directline-secret`); missing 401, invalid, expired or another conversation’s token 403.',
 };
+
+/**
+ * A conversation bound to a person through the chat page is renewed only while their sign-in stands, which
+ * client-api is asked: 502 when it cannot answer.
+ */
+const signInCheck = subsystemErrors.SUBSYSTEM_ERROR;
 
 /** A Direct Line operation: the bearer's refusals, plus the entries its own rules raise. */
 const described = <S extends RouteSchema>(options: Omit<Operation, 'tag' | 'access'>, schema: S) =>
@@ -105,7 +112,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
           id: 'refreshDirectLineToken',
           summary: 'Direct Line: a new token for the same conversation and user.',
           description: 'Bearer: a valid, unexpired token.',
-          errors: [directLineErrors.DIRECTLINE_TOKEN_REQUIRED],
+          errors: [directLineErrors.DIRECTLINE_TOKEN_REQUIRED, signInCheck],
         },
         { response: { 200: tokenAnswerSchema } },
       ),
@@ -122,6 +129,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
           summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
           description:
             'With a token: its conversation, whatever `user.id` the body names (the token’s user stands); a token from `/token` bound to a person names a conversation that exists already (200). With the secret: a new one for `user.id` (or a generated `dl_…` id). Nothing here binds a conversation to a person or changes its binding. The streamUrl replays the conversation from its start.',
+          errors: [signInCheck],
         },
         {
           body: conversationStartBody,
@@ -145,6 +153,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
       description: 'The streamUrl replays from `watermark`; without it, only what comes after this call.',
       answer: conversationAnswerSchema,
       read: conversations.reconnect,
+      errors: [...ofConversation, signInCheck],
     },
     {
       path: '/conversations/:conversationId/activities',
@@ -153,6 +162,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
       description: 'At most 100 per call; `typing` is only sent over the stream.',
       answer: activitySetSchema,
       read: conversations.list,
+      errors: ofConversation,
     },
   ] as const;
   for (const { path, answer, read, ...options } of reads) {
@@ -160,10 +170,11 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
       path,
       {
         onRequest,
-        schema: described(
-          { ...options, errors: ofConversation },
-          { params: conversationParams, querystring: watermarkQuery, response: { 200: answer } },
-        ),
+        schema: described(options, {
+          params: conversationParams,
+          querystring: watermarkQuery,
+          response: { 200: answer },
+        }),
       },
       async (request) => read(who(request), request.params.conversationId, request.query.watermark),
     );

@@ -18,6 +18,7 @@ import type { Core, ServiceName } from '../core.ts';
 import { authErrors, errorBodySchema, httpErrors } from '../errors.ts';
 import { requireApiKey } from './api-key-guard.ts';
 import type { App } from './app.ts';
+import { answerClientError } from './client-errors.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
@@ -114,6 +115,7 @@ export function serviceOptions(
     },
     requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: answerClientError,
     // Only these peers' X-Forwarded-For is believed: by default request.ip is the socket's peer.
     trustProxy: core.config.TRUSTED_PROXIES.trim()
       .split(/\s*,\s*/)

@@ -196,3 +196,45 @@ describe('service app plumbing', () => {
     assert.ok(families.some((family) => family.name === 'process_cpu_user_seconds_total'));
   });
 });
+
+describe('liveness and readiness: what an orchestrator and a load balancer read', () => {
+  let core: TestCore;
+  let app: App;
+  before(async () => {
+    core = await createTestCore();
+    app = await buildServiceApp(core, probe);
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    // The store was closed by the test; the harness's own close of it may refuse a second one.
+    await core.dispose().catch(() => {});
+  });
+
+  const checks = (response: { json(): unknown }) =>
+    (response.json() as { errors: Array<{ type: string }> }).errors.map((item) => item.type);
+
+  it('draining: /readyz 503 SHUTTING_DOWN, /healthz still 200', async () => {
+    core.lifecycle.draining = true;
+    try {
+      const ready = await app.inject({ url: '/readyz' });
+      assert.equal(ready.statusCode, 503, ready.body);
+      assert.equal(ready.json().code, 'SERVICE_UNAVAILABLE');
+      assert.deepEqual(checks(ready), ['SHUTTING_DOWN']);
+      assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+    } finally {
+      core.lifecycle.draining = false;
+    }
+    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+  });
+
+  it('a store that cannot answer: /readyz 503 STORE_UNAVAILABLE, /healthz still 200 (liveness never asks the store)', async () => {
+    await core.database.close();
+    const ready = await app.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 503, ready.body);
+    assert.deepEqual(checks(ready), ['STORE_UNAVAILABLE']);
+    const health = await app.inject({ url: '/healthz' });
+    assert.equal(health.statusCode, 200, health.body);
+    assert.equal(health.json().status, 'ok');
+  });
+});

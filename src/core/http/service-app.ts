@@ -213,31 +213,26 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     service: Type.String(),
     database: Type.String(),
   });
+  // Liveness never asks the store: an orchestrator restarts what fails it, and restarting every instance
+  // during a database outage helps nobody. Readiness takes the instance out of rotation instead.
   app.get(
     '/healthz',
     {
-      schema: withErrors(
-        {
-          summary: 'Liveness: the process answers and says whether the database does.',
-          tags: ['monitoring'],
-          response: { 200: healthSchema },
-        },
-        [httpErrors.SERVICE_UNAVAILABLE],
-      ),
+      schema: {
+        summary: 'Liveness: the process and its event loop answer. Never depends on the database.',
+        tags: ['monitoring'],
+        response: { 200: healthSchema },
+      },
     },
-    async (_request, reply) => {
-      if (!(await core.database.ping())) {
-        return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
-      }
-      return { status: 'ok', service: service.name, database: core.database.dialect };
-    },
+    async () => ({ status: 'ok', service: service.name, database: core.database.dialect }),
   );
   app.get(
     '/readyz',
     {
       schema: withErrors(
         {
-          summary: 'Readiness: migrated, database answering and not shutting down.',
+          summary:
+            'Readiness: the database answers and the service is not shutting down; a 503 lists each check that failed (STORE_UNAVAILABLE, SHUTTING_DOWN).',
           tags: ['monitoring'],
           response: { 200: healthSchema },
         },
@@ -245,11 +240,17 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       ),
     },
     async (_request, reply) => {
-      if (closing) return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The service is shutting down.'));
-      if (!(await core.database.ping())) {
-        return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE('The database does not answer.'));
+      const failed = [];
+      if (closing || core.lifecycle.draining) {
+        failed.push({ type: 'SHUTTING_DOWN', message: 'The service is shutting down.' });
       }
-      return { status: 'ready', service: service.name, database: core.database.dialect };
+      if (!(await core.database.ping())) {
+        failed.push({ type: 'STORE_UNAVAILABLE', message: 'The database does not answer.' });
+      }
+      if (failed.length === 0)
+        return { status: 'ready', service: service.name, database: core.database.dialect };
+      const message = `Not ready: ${failed.map((check) => check.message).join(' ')}`;
+      return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE(message, { errors: failed }));
     },
   );
   app.get(

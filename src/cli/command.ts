@@ -23,11 +23,15 @@ export interface Command {
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
-/** Parses options strictly: an unknown option or a missing value is a UsageError naming it. */
+/**
+ * Parses options strictly: an unknown option, a missing value or more arguments than `positionals` is a
+ * UsageError naming it.
+ */
 export function options<S extends OptionSpec>(
   args: string[],
   spec: S,
   required: Array<keyof S & string> = [],
+  positionals = 0,
 ) {
   let parsed: ReturnType<typeof parseArgs<{ options: S; allowPositionals: true; strict: true }>>;
   try {
@@ -35,6 +39,8 @@ export function options<S extends OptionSpec>(
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  const extra = parsed.positionals[positionals];
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
   for (const name of required) {
     const value = (parsed.values as Record<string, unknown>)[name];
     if (value === undefined || value === '') throw new UsageError(`--${name} is required`);

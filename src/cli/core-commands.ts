@@ -1,22 +1,29 @@
 import { isKeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
-import { migrateToLatest } from '../core/db/migrator.ts';
+import { openDatabase } from '../core/db/database.ts';
+import { migrateToLatest, pendingMigrations } from '../core/db/migrator.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 export const coreCommands: Command[] = [
   {
     name: 'migrate',
-    usage: 'migrate',
-    summary: 'Apply pending database migrations (also done at every start).',
+    usage: 'migrate [--dry-run]',
+    summary:
+      'Apply pending database migrations (also done at every start) and list them; --dry-run lists them only.',
     async run(context) {
-      const core = await context.core();
-      // openCore has migrated already; a second pass reports that nothing is pending.
-      const applied = await migrateToLatest(core.database.db);
-      return {
-        database: core.database.dialect,
-        location: core.database.location,
-        applied,
-        status: 'up to date',
-      };
+      const { values } = options(context.args, { 'dry-run': { type: 'boolean' } });
+      // The store alone, not the core: migrating touches no secret, so it records no master key either.
+      const database = openDatabase(context.config);
+      try {
+        const where = { database: database.dialect, location: database.location };
+        if (values['dry-run']) {
+          const pending = await pendingMigrations(database.db);
+          return { ...where, pending, applied: [], status: pending.length > 0 ? 'pending' : 'up to date' };
+        }
+        const applied = await migrateToLatest(database.db);
+        return { ...where, applied, status: applied.length > 0 ? 'migrated' : 'up to date' };
+      } finally {
+        await database.close();
+      }
     },
   },
   {
@@ -53,9 +60,9 @@ export const coreCommands: Command[] = [
     usage: 'key revoke ID',
     summary: 'Revoke an API key; every process refuses it on its next request.',
     async run(context) {
-      const { positionals } = options(context.args, {});
+      const { positionals } = options(context.args, {}, [], 1);
       const id = positionals[0];
-      if (!id || positionals.length > 1) throw new UsageError('usage: key revoke ID');
+      if (!id) throw new UsageError('usage: key revoke ID');
       const core = await context.core();
       if (!(await core.apiKeys.revoke(id))) throw new UsageError(`no API key with id ${id}`);
       await core.audit('cli', 'key.revoke', id);

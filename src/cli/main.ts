@@ -1,5 +1,5 @@
 import type { Core } from '../core/core.ts';
-import { type Command, contextFor, UsageError } from './command.ts';
+import { type Command, contextFor, options, UsageError } from './command.ts';
 
 /**
  * A command of the list below: its name, usage and summary are spelled here, and its module (with the
@@ -52,6 +52,7 @@ const seedDemoCommand: Command = {
   usage: 'seed-demo',
   summary: 'Load the demo data set (keys, accounts, users…) and print its credentials.',
   async run(context) {
+    options(context.args, {});
     const { loadDemo } = await import('./serve-command.ts');
     return loadDemo(await context.core());
   },
@@ -66,8 +67,9 @@ export const commands: Command[] = [
   }),
   lazy(core, {
     name: 'migrate',
-    usage: 'migrate',
-    summary: 'Apply pending database migrations (also done at every start).',
+    usage: 'migrate [--dry-run]',
+    summary:
+      'Apply pending database migrations (also done at every start) and list them; --dry-run lists them only.',
   }),
   lazy(core, {
     name: 'key create',
@@ -171,6 +173,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!found) {
     process.stderr.write(`sintonia: unknown command "${argv.join(' ')}"\n\n${help()}\n`);
     return 2;
+  }
+  if (found.rest.includes('--help') || found.rest.includes('-h')) {
+    process.stdout.write(`usage: sintonia ${found.command.usage}\n  ${found.command.summary}\n`);
+    return 0;
   }
   const opened: { core?: Core } = {};
   // Imported here: the configuration schema needs TypeBox, which help does not.

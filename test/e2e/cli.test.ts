@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
 
@@ -58,4 +63,83 @@ describe('sintonia CLI', () => {
     assert.equal(result.code, 1);
     assert.match(result.stderr, /CLIENT_API_PORT="abc"/);
   });
+
+  it('--help prints the command’s usage, exits 0 and does nothing else', async () => {
+    const before = JSON.parse((await runCli(['key', 'list'], core.env)).stdout).keys.length;
+    const help = await runCli(['seed-demo', '--help'], core.env);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^usage: sintonia seed-demo\n/);
+    const after = JSON.parse((await runCli(['key', 'list'], core.env)).stdout).keys.length;
+    assert.equal(after, before, 'no demo keys were minted');
+    const migrateHelp = await runCli(['migrate', '-h'], core.env);
+    assert.equal(migrateHelp.code, 0);
+    assert.match(migrateHelp.stdout, /--dry-run/);
+  });
+
+  it('refuses what it does not understand: an unknown flag or an extra argument, exit 2', async () => {
+    for (const args of [
+      ['key', 'list', 'extra'],
+      ['migrate', '--bogus'],
+      ['seed-demo', 'now'],
+      ['key', 'revoke', 'a', 'b'],
+    ]) {
+      const refused = await runCli(args, core.env);
+      assert.equal(refused.code, 2, args.join(' '));
+      assert.match(refused.stderr, /unexpected argument|Unknown option/, args.join(' '));
+      assert.equal(refused.stdout, '', args.join(' '));
+    }
+  });
+
+  it('on an empty store: migrate --dry-run lists every migration and applies none; migrate reports what it applied', async () => {
+    const store = await emptyStore(core.env);
+    try {
+      const dry = await runCli(['migrate', '--dry-run'], store.env);
+      assert.equal(dry.code, 0, dry.stderr);
+      const planned = JSON.parse(dry.stdout);
+      assert.ok(planned.pending.length > 0);
+      assert.deepEqual(planned.applied, []);
+      assert.equal(planned.status, 'pending');
+      const stillEmpty = JSON.parse((await runCli(['migrate', '--dry-run'], store.env)).stdout);
+      assert.deepEqual(stillEmpty.pending, planned.pending, 'the dry run applied nothing');
+      const migrated = JSON.parse((await runCli(['migrate'], store.env)).stdout);
+      assert.deepEqual(migrated.applied, planned.pending);
+      assert.equal(migrated.status, 'migrated');
+      const again = JSON.parse((await runCli(['migrate'], store.env)).stdout);
+      assert.deepEqual([again.applied, again.status], [[], 'up to date']);
+    } finally {
+      await store.remove();
+    }
+  });
 });
+
+/** A store no process has opened yet, of the run's kind (a fresh folder, or a fresh PostgreSQL database). */
+async function emptyStore(env: Record<string, string | undefined>) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sintonia-empty-'));
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!env.DATABASE_URL || !adminUrl) {
+    return {
+      env: { ...env, DATABASE_URL: '', SINTONIA_DATA_DIR: dataDir },
+      remove: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { ...env, DATABASE_URL: url.toString(), SINTONIA_DATA_DIR: dataDir },
+    remove: async () => {
+      await admin(`drop database if exists ${name} with (force)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -32,6 +32,12 @@ const provider: MigrationProvider = {
   },
 };
 
+/** The migrations not applied to this store yet, in the order they would be. */
+export async function pendingMigrations<T>(db: Kysely<T>): Promise<string[]> {
+  const known = await new Migrator({ db, provider }).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
+
 /** Applies every pending migration under Kysely's lock (advisory lock on PostgreSQL), forward only. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<string[]> {
   const migrator = new Migrator({ db, provider });

@@ -11,19 +11,22 @@ export const coreCommands: Command[] = [
       'Apply pending database migrations (also done at every start) and list them; --dry-run lists them only.',
     async run(context) {
       const { values } = options(context.args, { 'dry-run': { type: 'boolean' } });
-      // The store alone, not the core: migrating touches no secret, so it records no master key either.
+      // The store alone first, to see what is pending and what this run applies (the core migrates on open).
       const database = openDatabase(context.config);
+      const where = { database: database.dialect, location: database.location };
+      let applied: string[];
       try {
-        const where = { database: database.dialect, location: database.location };
         if (values['dry-run']) {
           const pending = await pendingMigrations(database.db);
           return { ...where, pending, applied: [], status: pending.length > 0 ? 'pending' : 'up to date' };
         }
-        const applied = await migrateToLatest(database.db);
-        return { ...where, applied, status: applied.length > 0 ? 'migrated' : 'up to date' };
+        applied = await migrateToLatest(database.db);
       } finally {
         await database.close();
       }
+      // Then the core, as every command opens it: another master key than the store's is refused here.
+      await context.core();
+      return { ...where, applied, status: applied.length > 0 ? 'migrated' : 'up to date' };
     },
   },
   {

@@ -116,6 +116,23 @@ describe('HTTP timeouts: slow senders are cut off, normal requests are not', () 
     });
   });
 
+  it('what Node refuses before Fastify: not HTTP is 400 MALFORMED_REQUEST, headers over the limit 431, in the family body', async () => {
+    const garbled = await trickle(port, 'NOT HTTP AT ALL\r\n\r\n', [], 1000);
+    assert.match(garbled.answer, /^HTTP\/1\.1 400 /);
+    assert.deepEqual(familyBody(garbled.answer), { code: 'BAD_REQUEST', errors: ['MALFORMED_REQUEST'] });
+    const huge = await trickle(
+      port,
+      `GET /healthz HTTP/1.1\r\nHost: probe\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      [],
+      1000,
+    );
+    assert.match(huge.answer, /^HTTP\/1\.1 431 /);
+    assert.deepEqual(familyBody(huge.answer), {
+      code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+      errors: ['HEADERS_TOO_LARGE'],
+    });
+  });
+
   it('a body sent one byte every 400 ms: 408 and closed within HTTP_REQUEST_TIMEOUT_MS', async () => {
     const head =
       'POST /echo HTTP/1.1\r\nHost: probe\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n';

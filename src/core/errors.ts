@@ -164,6 +164,7 @@ export const httpErrors = defineErrors('family/http', {
   INTERNAL_ERROR: [500, 'An unexpected error occurred.'],
   SERVICE_UNAVAILABLE: [503, 'The service is not ready.'],
   STORE_UNAVAILABLE: [503, 'The database cannot be reached right now; retry shortly.', ['retry-after']],
+  SHUTTING_DOWN: [503, 'The service is shutting down; send this request to another instance.'],
 });
 
 /** Who is calling and whether they may: credentials and access, the same in every service. */

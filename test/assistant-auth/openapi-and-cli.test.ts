@@ -83,8 +83,13 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);
     assert.deepEqual(statuses('/metrics'), ['200', '401', '429', '500', '503']);
     assert.deepEqual(op('/healthz')?.security, []);
-    // Readiness: its own 503 (not ready) and the store's. Liveness never answers 503: it never asks the store.
-    assert.deepEqual(op('/readyz')?.['x-error-types']?.['503'], ['SERVICE_UNAVAILABLE', 'STORE_UNAVAILABLE']);
+    // Readiness: its own 503 (not ready), whose errors name each failed check (draining, the store).
+    // Liveness never answers 503: it never asks the store.
+    assert.deepEqual(op('/readyz')?.['x-error-types']?.['503'], [
+      'SERVICE_UNAVAILABLE',
+      'SHUTTING_DOWN',
+      'STORE_UNAVAILABLE',
+    ]);
     assert.equal(op('/healthz')?.['x-error-types']?.['503'], undefined);
   });
 

@@ -236,16 +236,16 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
           tags: ['monitoring'],
           response: { 200: healthSchema },
         },
-        [httpErrors.SERVICE_UNAVAILABLE],
+        [httpErrors.SERVICE_UNAVAILABLE, httpErrors.SHUTTING_DOWN, httpErrors.STORE_UNAVAILABLE],
       ),
     },
     async (_request, reply) => {
       const failed = [];
       if (closing || core.lifecycle.draining) {
-        failed.push({ type: 'SHUTTING_DOWN', message: 'The service is shutting down.' });
+        failed.push({ type: httpErrors.SHUTTING_DOWN.type, message: 'The service is shutting down.' });
       }
       if (!(await core.database.ping())) {
-        failed.push({ type: 'STORE_UNAVAILABLE', message: 'The database does not answer.' });
+        failed.push({ type: httpErrors.STORE_UNAVAILABLE.type, message: 'The database does not answer.' });
       }
       if (failed.length === 0)
         return { status: 'ready', service: service.name, database: core.database.dialect };

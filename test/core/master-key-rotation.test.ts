@@ -237,6 +237,8 @@ describe(`master-key rotation (${testDatabase})`, () => {
       }
     }
     assert.ok(values >= 10, `${values} sealed values`);
+    // A purpose the rotation does not know of cannot be derived at all.
+    assert.throws(() => store.key('undeclared-purpose'), /not declared in src\/core\/keys\/purposes\.ts/);
   });
 
   it('with the new key only, everything still works through the real operations', async () => {

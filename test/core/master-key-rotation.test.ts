@@ -6,12 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader } from 'jose';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
+import type { AssistantAuthTables } from '../../src/assistant-auth/tables.ts';
 import { enqueueMail, OUTBOX_KEY_PURPOSE } from '../../src/client-api/mail/outbox.ts';
 import { createOutboxRepository, type MailTables } from '../../src/client-api/mail/outbox-repository.ts';
+import type { AccountTables } from '../../src/client-api/tables.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { type Core, MasterKeyMismatchError, openCore } from '../../src/core/core.ts';
 import { sealedColumns } from '../../src/core/keys/purposes.ts';
-import { decrypt, deriveKey } from '../../src/core/secrets.ts';
+import { decrypt, deriveKey, encrypt } from '../../src/core/secrets.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { createTestCore, type Env, type TestCore, testDatabase } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
@@ -164,6 +166,51 @@ describe(`master-key rotation (${testDatabase})`, () => {
       { to: 'someone@example.com', subject: 'kept across the rotation', text: 'still readable' },
       Date.now(),
     );
+  });
+
+  it('refuses what it does not understand and --help changes nothing (the next test rotates from the old key)', async () => {
+    const help = await runCli(['master-key', 'rotate', '--help'], during);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /usage: sintonia master-key rotate/);
+    for (const args of [['--new-key', newKey], ['extra']]) {
+      const refused = await runCli(['master-key', 'rotate', ...args], during);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.equal(refused.stdout, '');
+    }
+  });
+
+  it('a value that opens under neither key aborts the rotation: nothing changes, in any table', async () => {
+    const users = store.database.db.withTables<AssistantAuthTables>();
+    const { assistantId } = facts.users.first as { assistantId: string };
+    const row = await users
+      .selectFrom('assistant_users')
+      .select('link_sealed')
+      .where('assistant_id', '=', assistantId)
+      .executeTakeFirstOrThrow();
+    const foreign = encrypt(randomBytes(32), '{"accountNumber":"X"}', assistantId);
+    await users
+      .updateTable('assistant_users')
+      .set({ link_sealed: foreign })
+      .where('assistant_id', '=', assistantId)
+      .execute();
+    const before = await store.database.db.selectFrom('store_identity').selectAll().execute();
+    const signingKeys = () =>
+      store.database.db.withTables<AccountTables>().selectFrom('device_signing_keys').selectAll().execute();
+    const keysBefore = await signingKeys();
+    const refused = await runCli(['master-key', 'rotate'], during);
+    await users
+      .updateTable('assistant_users')
+      .set({ link_sealed: row.link_sealed })
+      .where('assistant_id', '=', assistantId)
+      .execute();
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(
+      refused.stderr,
+      new RegExp(`assistant_users.link_sealed of assistant_id ${assistantId} opens under neither`),
+    );
+    assert.deepEqual(await store.database.db.selectFrom('store_identity').selectAll().execute(), before);
+    // device_signing_keys comes before assistant_users: its reseal was rolled back with the rest.
+    assert.deepEqual(await signingKeys(), keysBefore);
   });
 
   it('`sintonia master-key rotate` reseals every sealed column and moves the fingerprint', async () => {

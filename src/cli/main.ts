@@ -36,6 +36,7 @@ const assistantAuth = async () => (await import('./assistant-auth-commands.ts'))
 const directLine = async () => (await import('./directline-commands.ts')).directLineCommands;
 const clientApi = async () => (await import('./client-api-commands.ts')).clientApiCommands;
 const content = async () => (await import('./content-commands.ts')).contentCommands;
+const store = async () => (await import('./store-commands.ts')).storeCommands;
 
 /**
  * Copies of `serviceNames` (core/core.ts), `keyClasses` (core/api-keys/api-keys.ts), `contentsTypes`
@@ -81,6 +82,18 @@ export const commands: Command[] = [
     name: 'key revoke',
     usage: 'key revoke ID',
     summary: 'Revoke an API key; every process refuses it on its next request.',
+  }),
+  lazy(store, {
+    name: 'master-key rotate',
+    usage: 'master-key rotate',
+    summary:
+      'Move the store to SINTONIA_MASTER_KEY: what SINTONIA_MASTER_KEY_PREVIOUS sealed is sealed again and the fingerprint moves, in one transaction; run it again after the processes restarted (docs/keys-and-backups.md).',
+  }),
+  lazy(store, {
+    name: 'backup',
+    usage: 'backup --out FILE',
+    summary:
+      'Copy the embedded store (SQLite) into a new FILE while it serves: a consistent copy of every transaction committed before it; on PostgreSQL use pg_dump.',
   }),
   lazy(assistantAuth, {
     name: 'signing-key rotate',

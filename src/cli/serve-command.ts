@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatPageEnabled } from '../assistant-auth/chat-page/settings.ts';
 import { type KeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
@@ -56,6 +56,8 @@ async function demoKeys(core: Core, recorded: unknown): Promise<Record<KeyClass,
 export async function loadDemo(core: Core): Promise<Record<string, unknown>> {
   const apiKeys = await demoKeys(core, recordedDemo(core)?.apiKeys);
   const demo = { apiKeys, ...(await seedDemo(core)) };
+  // On PostgreSQL nothing else makes the data folder (the embedded store makes it when it opens).
+  mkdirSync(core.config.SINTONIA_DATA_DIR, { recursive: true });
   writeFileSync(demoFile(core), `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
 }

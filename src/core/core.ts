@@ -7,10 +7,11 @@ import type { Config } from './config.ts';
 import { createAuditRepository } from './db/audit-repository.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
-import { createStoreIdentityRepository } from './db/store-identity.ts';
 import { createLocalEventBus, type EventBus, type OpenEventBus } from './events/event-bus.ts';
 import { createPostgresEventBus } from './events/postgres-event-bus.ts';
-import { deriveKey, loadMasterKey, masterKeyFingerprint } from './secrets.ts';
+import { type Keyring, loadMasterKeys, openKeyring } from './keys/master-keys.ts';
+
+export { MasterKeyMismatchError } from './keys/master-keys.ts';
 
 export const serviceNames = ['client-api', 'assistant-auth', 'agents'] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -36,7 +37,10 @@ export interface Core {
    * process on the embedded store. Closed with the core.
    */
   readonly events: EventBus;
-  /** A 32-byte key for one purpose (at-rest encryption, keyed hashes…), derived from the master key. */
+  /**
+   * A 32-byte key for one purpose (at-rest encryption, keyed hashes…), derived from the master key or
+   * carried over a rotation; the purpose must be declared in src/core/keys/purposes.ts.
+   */
   key(purpose: string): Buffer;
   /** Records an action without personal data: who (a key id, an operator, a service) did what to which id. */
   audit(actor: string, action: string, subject: string): Promise<void>;
@@ -112,50 +116,34 @@ export function createLogger(
   );
 }
 
-/** The store was opened with another master key than the one it records: the process must not start. */
-export class MasterKeyMismatchError extends Error {}
-
-const FINGERPRINT = 'master_key_fingerprint';
-
-/**
- * Records the master key's fingerprint in a store that has none, else compares: a process whose key
- * differs would refuse every token and sealed value the others made, so it refuses to start instead.
- */
-async function checkMasterKey(database: Database, master: ReturnType<typeof loadMasterKey>): Promise<void> {
-  const mine = masterKeyFingerprint(master.key);
-  const recorded = await createStoreIdentityRepository(database.db).recordOnce(FINGERPRINT, mine, Date.now());
-  if (recorded === mine) return;
-  const which =
-    master.source === 'SINTONIA_MASTER_KEY'
-      ? 'SINTONIA_MASTER_KEY is not the master key'
-      : `SINTONIA_MASTER_KEY is not set and the key file ${master.source} is not the master key`;
-  throw new MasterKeyMismatchError(
-    `${which} this store (${database.location}) was first opened with (their fingerprints differ). ` +
-      'Every process on one store must run with the same SINTONIA_MASTER_KEY; refusing to start.',
-  );
-}
-
 export async function openCore(
   config: Config,
   options: { migrate?: boolean; logger?: Logger } = {},
 ): Promise<Core> {
   const logger = options.logger ?? createLogger(config);
-  const master = loadMasterKey(config);
+  const masterKeys = loadMasterKeys(config);
+  const master = masterKeys.current;
   if (master.generated) {
     logger.warn({ file: master.source }, 'generated a master key; set SINTONIA_MASTER_KEY in production');
   }
   const database = openDatabase(config);
+  let keyring: Keyring;
   try {
     if (options.migrate !== false) {
       const applied = await migrateToLatest(database.db);
       if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
     }
-    await checkMasterKey(database, master);
+    keyring = await openKeyring(database, masterKeys);
   } catch (error) {
     await database.close();
     throw error;
   }
-  if (database.dialect === 'postgres' && master.source !== 'SINTONIA_MASTER_KEY') {
+  if (keyring.storeAt === 'previous') {
+    logger.warn(
+      'the store is still at SINTONIA_MASTER_KEY_PREVIOUS: this process seals under it until it is restarted after `sintonia master-key rotate`',
+    );
+  }
+  if (database.dialect === 'postgres' && !master.configured) {
     logger.warn(
       { file: master.source },
       'the master key comes from a key file, which is for the single-process embedded store; set SINTONIA_MASTER_KEY in every process on PostgreSQL',
@@ -167,7 +155,6 @@ export async function openCore(
       ? createPostgresEventBus({ url: config.DATABASE_URL, db: database.db, logger: eventsLogger })
       : createLocalEventBus(database.location, eventsLogger);
   const auditLog = createAuditRepository(database.db);
-  const derived = new Map<string, Buffer>();
   const listening = new Map<ServiceName, string>();
   return {
     config,
@@ -175,14 +162,7 @@ export async function openCore(
     logger,
     apiKeys: withRequestLimits(createApiKeyStore(database.db), config),
     events,
-    key(purpose) {
-      let key = derived.get(purpose);
-      if (!key) {
-        key = deriveKey(master.key, purpose);
-        derived.set(purpose, key);
-      }
-      return key;
-    },
+    key: (purpose) => keyring.key(purpose),
     async audit(actor, action, subject) {
       await auditLog.append({ id: randomUUID(), at: Date.now(), actor, action, subject });
     },

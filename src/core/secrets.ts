@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config.ts';
+import { type Config, ConfigError, secretFileOf } from './config.ts';
 
 /** Reads a 32-byte key written as 64 hex digits or as base64 / base64url. */
 export function parseKey(text: string): Buffer {
@@ -10,30 +10,71 @@ export function parseKey(text: string): Buffer {
   return key;
 }
 
-/**
- * The master key: SINTONIA_MASTER_KEY, or a key generated once into the data folder (mode 0600) so that
- * the embedded setup is encrypted at rest without any set-up. Production sets the variable.
- */
-export function loadMasterKey(config: Pick<Config, 'SINTONIA_MASTER_KEY' | 'SINTONIA_DATA_DIR'>): {
+/** A master key and where it came from, for messages. */
+export interface MasterKey {
   key: Buffer;
-  generated: boolean;
+  /** `SINTONIA_MASTER_KEY`, `SINTONIA_MASTER_KEY (from SINTONIA_MASTER_KEY_FILE=…)`, or the key file's path. */
   source: string;
-} {
-  if (config.SINTONIA_MASTER_KEY) {
-    return { key: parseKey(config.SINTONIA_MASTER_KEY), generated: false, source: 'SINTONIA_MASTER_KEY' };
-  }
+  /** Set by the operator (the variable or its file), not the key file generated into the data folder. */
+  configured: boolean;
+  generated: boolean;
+}
+
+type MasterKeyConfig = Pick<
+  Config,
+  'SINTONIA_MASTER_KEY' | 'SINTONIA_MASTER_KEY_PREVIOUS' | 'SINTONIA_DATA_DIR'
+>;
+
+function configuredKey(
+  config: MasterKeyConfig,
+  name: 'SINTONIA_MASTER_KEY' | 'SINTONIA_MASTER_KEY_PREVIOUS',
+) {
+  const text = config[name];
+  if (text === undefined) return undefined;
+  const file = secretFileOf(config, name);
+  const source = file === undefined ? name : `${name} (from ${name}_FILE=${file})`;
+  return { key: parseKey(text), source, configured: true, generated: false };
+}
+
+/**
+ * The master key: SINTONIA_MASTER_KEY (or its file), or a key generated once into the data folder (mode
+ * 0600) so that the embedded setup is encrypted at rest without any set-up. Production sets the variable.
+ */
+export function loadMasterKey(config: MasterKeyConfig): MasterKey {
+  const configured = configuredKey(config, 'SINTONIA_MASTER_KEY');
+  if (configured) return configured;
   const file = join(config.SINTONIA_DATA_DIR, 'master.key');
-  if (existsSync(file))
-    return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
+  const fromFile = () => ({
+    key: parseKey(readFileSync(file, 'utf8').trim()),
+    source: file,
+    configured: false,
+    generated: false,
+  });
+  if (existsSync(file)) return fromFile();
   mkdirSync(config.SINTONIA_DATA_DIR, { recursive: true });
   const key = randomBytes(32);
   try {
     writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch {
     // Another process created it first: use that one.
-    return { key: parseKey(readFileSync(file, 'utf8').trim()), generated: false, source: file };
+    return fromFile();
   }
-  return { key, generated: true, source: file };
+  return { key, source: file, configured: false, generated: true };
+}
+
+/** SINTONIA_MASTER_KEY_PREVIOUS (or its file): the key being rotated away from, if set. */
+export function loadPreviousMasterKey(config: MasterKeyConfig): MasterKey | undefined {
+  const previous = configuredKey(config, 'SINTONIA_MASTER_KEY_PREVIOUS');
+  if (
+    previous &&
+    config.SINTONIA_MASTER_KEY !== undefined &&
+    previous.key.equals(parseKey(config.SINTONIA_MASTER_KEY))
+  ) {
+    throw new ConfigError(
+      'invalid configuration: SINTONIA_MASTER_KEY_PREVIOUS is the same key as SINTONIA_MASTER_KEY',
+    );
+  }
+  return previous;
 }
 
 /**
@@ -60,8 +101,36 @@ export function encrypt(key: Buffer, plaintext: string | Buffer, associatedData 
     .join('.');
 }
 
-/** The inverse of encrypt; throws on any tampering, truncation or wrong key. */
+/** Keys that a key also opens what they sealed (see withFallbacks). */
+const fallbacks = new WeakMap<Buffer, readonly Buffer[]>();
+
+/**
+ * `key`, which seals as itself and also opens what any of `others` sealed: decrypt tries them after it.
+ * During a master-key rotation a derived sealing key opens values sealed under the other master key's
+ * derivation (src/core/keys/master-keys.ts).
+ */
+export function withFallbacks(key: Buffer, others: readonly Buffer[]): Buffer {
+  if (others.length > 0) fallbacks.set(key, others);
+  return key;
+}
+
+/** The inverse of encrypt; throws on any tampering, truncation or wrong key (after trying its fallbacks). */
 export function decrypt(key: Buffer, sealed: string, associatedData = ''): Buffer {
+  try {
+    return decryptWith(key, sealed, associatedData);
+  } catch (error) {
+    for (const other of fallbacks.get(key) ?? []) {
+      try {
+        return decryptWith(other, sealed, associatedData);
+      } catch {
+        // the next one
+      }
+    }
+    throw error;
+  }
+}
+
+function decryptWith(key: Buffer, sealed: string, associatedData: string): Buffer {
   const parts = sealed.split('.');
   if (parts.length !== 4 || parts[0] !== 'v1') throw new Error('not a sealed value');
   const [iv, body, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));

@@ -1,23 +1,19 @@
 import Type from 'typebox';
-import { optionalUrl } from './kinds.ts';
+import { optionalUrl, secret } from './kinds.ts';
 
 /** The agents server's variables: how it reaches assistant-auth and the model. */
 export const agentsVariables = {
   AGENTS_URL: optionalUrl('Agents server the embedded channel calls. Default http://HOST:AGENTS_PORT.'),
-  ASSISTANT_RUNTIME_KEY: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description:
-        'An API key of class runtime with which the agents server asks assistant-auth for delegated tokens, to act on a linked person’s pay-TV account. Unset: the account tools answer 400 AGENT_CONFIG_ERROR.',
-    }),
-  ),
+  ASSISTANT_RUNTIME_KEY: secret({
+    minLength: 1,
+    description:
+      'An API key of class runtime with which the agents server asks assistant-auth for delegated tokens, to act on a linked person’s pay-TV account. Unset: the account tools answer 400 AGENT_CONFIG_ERROR.',
+  }),
   ASSISTANT_JWKS_URL: optionalUrl(
     'JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.',
   ),
   MODEL_BASE_URL: optionalUrl('OpenAI-compatible endpoint of the chat agent (…/v1).'),
-  MODEL_API_KEY: Type.Optional(
-    Type.String({ minLength: 1, description: 'Bearer key of the model endpoint.' }),
-  ),
+  MODEL_API_KEY: secret({ minLength: 1, description: 'Bearer key of the model endpoint.' }),
   MODEL_NAME: Type.String({
     default: 'gpt-4o-mini',
     minLength: 1,

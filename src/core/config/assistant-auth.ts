@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { optionalKey, optionalUrl, seconds } from './kinds.ts';
+import { optionalKey, optionalUrl, seconds, secret } from './kinds.ts';
 
 /** assistant-auth's variables: its keys and tokens, the assistant's users and the embedded Direct Line channel. */
 export const assistantAuthVariables = {
@@ -39,9 +39,7 @@ export const assistantAuthVariables = {
   DIRECTLINE_URL: optionalUrl(
     'Direct Line 3.0 compatible service for /token; unset uses the embedded channel.',
   ),
-  DIRECTLINE_SECRET: Type.Optional(
-    Type.String({ minLength: 1, description: 'Secret of the external Direct Line service.' }),
-  ),
+  DIRECTLINE_SECRET: secret({ minLength: 1, description: 'Secret of the external Direct Line service.' }),
   CHANNEL_RETENTION: seconds(
     7 * 86400,
     'How long the embedded channel keeps a conversation after its last activity; 0 keeps them forever.',

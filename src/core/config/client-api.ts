@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { optionalUrl, seconds } from './kinds.ts';
+import { optionalUrl, seconds, secret } from './kinds.ts';
 
 /** client-api's variables, with the sign-in and request limits and the HTTP subsystems it calls. */
 export const clientApiVariables = {
@@ -22,13 +22,16 @@ export const clientApiVariables = {
     description: 'Most enabled devices an account may hold.',
   }),
   PLAYING_WINDOW: seconds(60, 'A device counts as playing this long after it saved a bookmark.'),
-  SMTP_URL: Type.Optional(
-    Type.String({
-      pattern: '^smtps?://',
-      description:
-        'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
-    }),
-  ),
+  SMTP_URL: secret({
+    pattern: '^smtps?://',
+    description:
+      'smtp://user:pass@host:port to deliver e-mail by SMTP; unset writes .eml files to the mail drop.',
+  }),
+  SMTP_PASSWORD: secret({
+    minLength: 1,
+    description:
+      'Password of the SMTP_URL user (smtp://user@host:port), instead of one inside SMTP_URL. Needs SMTP_URL with a user name.',
+  }),
   MAIL_FROM: Type.String({
     default: 'Sintonia <no-reply@sintonia.invalid>',
     description: 'Sender of e-mails.',

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { optionalKey, port } from './kinds.ts';
+import { optionalKey, port, secret } from './kinds.ts';
 
 /** What every service reads: where they listen, the store, logs, the master key, requests and shutdown. */
 export const familyVariables = {
@@ -24,12 +24,10 @@ export const familyVariables = {
     description:
       '1: the first start on the embedded store loads the demo data set (demo account, users and one API key per class) and prints its credentials (SINTONIA_DATA_DIR/demo-credentials.json). 0: no demo data and no demo credentials; use 0 in production.',
   }),
-  DATABASE_URL: Type.Optional(
-    Type.String({
-      pattern: '^postgres(ql)?://',
-      description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
-    }),
-  ),
+  DATABASE_URL: secret({
+    pattern: '^postgres(ql)?://',
+    description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
+  }),
   DATABASE_POOL_SIZE: Type.Integer({
     minimum: 1,
     maximum: 1000,
@@ -58,6 +56,9 @@ export const familyVariables = {
   ),
   SINTONIA_MASTER_KEY: optionalKey(
     'Root secret (32 bytes, hex or base64) from which the at-rest encryption and hashing keys are derived. When unset, one is generated into SINTONIA_DATA_DIR/master.key (mode 0600) on first start.',
+  ),
+  SINTONIA_MASTER_KEY_PREVIOUS: optionalKey(
+    'The master key being rotated away from (docs/keys-and-backups.md): a process opens what it sealed too, and starts on a store still recording it. Needs SINTONIA_MASTER_KEY.',
   ),
   BODY_LIMIT: Type.Integer({
     minimum: 1024,

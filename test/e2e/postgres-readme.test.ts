@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { testDatabase } from '../helpers/harness.ts';
+import { binPath, freePort, startServe } from '../helpers/processes.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The shell blocks of the README's "Running on PostgreSQL" section, in order. */
+function postgresBlocks(): string[][] {
+  const start = readme.indexOf('## Running on PostgreSQL');
+  const section = readme.slice(start, readme.indexOf('\n### ', start));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => (match[1] ?? '').trim().split('\n'));
+}
+
+/** A fresh, empty database in the run's throwaway cluster: nothing has opened it yet. */
+async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = String(process.env.TEST_DATABASE_URL);
+  const name = `readme_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/**
+ * Runs the README's commands in a scratch folder, as written, but for three mechanical substitutions: the
+ * DATABASE_URL value is the fresh database's, `npx sintonia` is this checkout's bin, and `npm start` is left
+ * for the test to start (it never returns). `useFile`: the key-file block replaces the key's export line.
+ */
+function followReadme(databaseUrl: string, folder: string, useFile: boolean) {
+  const [commands = [], fileBlock = []] = postgresBlocks();
+  const lines = commands.flatMap((line) => {
+    if (line.startsWith('export SINTONIA_MASTER_KEY=')) return useFile ? fileBlock : [line];
+    if (line.startsWith('npm start')) return [];
+    if (line.startsWith('export DATABASE_URL=')) return [`export DATABASE_URL='${databaseUrl}'`];
+    return [line.replace(/^npx sintonia /, `node '${binPath}' `)];
+  });
+  const script = [
+    'set -euo pipefail',
+    ...lines,
+    'echo "KEY=$(printenv SINTONIA_MASTER_KEY || true)"',
+    'echo "FILE=$(printenv SINTONIA_MASTER_KEY_FILE || true)"',
+  ];
+  const result = spawnSync('bash', ['-c', script.join('\n')], {
+    cwd: folder,
+    env: { PATH: process.env.PATH, HOME: folder, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  return { ...result, script: script.join('\n') };
+}
+
+describe(`README, Running on PostgreSQL, followed literally (${testDatabase})`, {
+  skip: testDatabase !== 'postgres',
+}, () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  for (const useFile of [false, true]) {
+    it(`on a fresh database, with ${useFile ? 'SINTONIA_MASTER_KEY_FILE' : 'SINTONIA_MASTER_KEY'}: every step succeeds and the services serve`, async () => {
+      const database = await freshDatabase();
+      cleanups.push(() => database.drop());
+      const folder = mkdtempSync(join(tmpdir(), 'sintonia-readme-'));
+      cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+      const ran = followReadme(database.url, folder, useFile);
+      assert.equal(ran.status, 0, `${ran.script}\n---\n${ran.stdout}\n${ran.stderr}`);
+      const outputs = ran.stdout.trim().split('\n');
+      const migrated = JSON.parse(outputs[0] ?? '');
+      assert.equal(migrated.status, 'migrated');
+      assert.ok(migrated.applied.length > 0);
+      assert.ok(
+        existsSync(join(folder, 'data', 'demo-credentials.json')),
+        'seed-demo recorded its credentials',
+      );
+      const opsKey = JSON.parse(outputs[2] ?? '').key as string;
+      assert.match(opsKey, /^snt_backoffice_/);
+      const key = /^KEY=(.*)$/m.exec(ran.stdout)?.[1] ?? '';
+      const file = /^FILE=(.*)$/m.exec(ran.stdout)?.[1] ?? '';
+      if (useFile) {
+        assert.equal(file, join(folder, 'master.key'));
+        assert.equal(key, '');
+      } else {
+        assert.match(key, /^[0-9a-f]{64}$/);
+      }
+      // `npm start` with what the steps exported: it serves, and the key made by the steps works.
+      const port = await freePort();
+      const served = await startServe(
+        ['--service', 'assistant-auth'],
+        {
+          DATABASE_URL: database.url,
+          ...(useFile ? { SINTONIA_MASTER_KEY_FILE: file } : { SINTONIA_MASTER_KEY: key }),
+          ASSISTANT_AUTH_PORT: String(port),
+          SINTONIA_DATA_DIR: join(folder, 'data'),
+          LOG_LEVEL: 'warn',
+        },
+        [`http://127.0.0.1:${port}`],
+      );
+      cleanups.push(async () => {
+        served.child.kill('SIGTERM');
+        await served.exited;
+      });
+      const config = await fetch(`http://127.0.0.1:${port}/config`, { headers: { 'x-api-key': opsKey } });
+      assert.equal(config.status, 200);
+      assert.doesNotMatch(served.output(), /key file, which is for the single-process embedded store/);
+    });
+  }
+});

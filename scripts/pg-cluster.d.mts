@@ -9,6 +9,8 @@ export interface PostgresCluster {
   version: string;
   /** The postmaster's process id: its children are the cluster's backends. */
   pid: number;
+  /** Restarts the server (pg_ctl restart -m fast: open sessions are terminated); resolves once it accepts again. */
+  restart(): Promise<void>;
   /** Stops the cluster at once and removes its folder. */
   stop(): void;
 }

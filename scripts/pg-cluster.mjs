@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL cluster made from the machine's own server binaries (initdb, pg_ctl), for the
 // test command and the benchmark: a fresh data folder, a free loopback port, no durability (fsync off),
 // stopped and removed by stop(). As root, the cluster runs as the `postgres` (or `nobody`) user.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,7 +46,7 @@ function run(command, args) {
 
 /**
  * Starts a cluster (pgInfo from postgresBin(); options: maxConnections, ssl); answers its superuser URL, the postmaster's pid (for
- * measuring the database's CPU time) and stop(), which stops it at once and removes its folder.
+ * measuring the database's CPU time), restart() and stop(), which stops it at once and removes its folder.
  */
 export async function startPostgres(pgInfo, options = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'sintonia-pg-'));
@@ -82,6 +82,26 @@ export async function startPostgres(pgInfo, options = {}) {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     version: pgInfo.version,
     pid,
+    /**
+     * pg_ctl restart in fast mode (open sessions terminated), with the same options; resolves once it accepts
+     * again. Asynchronous, so that the caller's own requests go on meanwhile.
+     */
+    restart() {
+      const [cmd, argv] = asUser(join(pgInfo.bin, 'pg_ctl'), [
+        ...['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-m', 'fast', 'restart'],
+      ]);
+      return new Promise((resolve, reject) => {
+        const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+        });
+        child.on('error', reject);
+        child.on('close', (code) =>
+          code === 0 ? resolve() : reject(new Error(`pg_ctl restart failed: ${stderr}`)),
+        );
+      });
+    },
     stop() {
       try {
         run(join(pgInfo.bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);

@@ -134,7 +134,10 @@ export function serviceOptions(
       // Fastify's own request logging writes two lines per request; buildServiceApp writes one instead.
       disableRequestLogging: true,
     }),
-    return503OnClosing: true,
+    // A request that reaches a closing server (a keep-alive connection's next one, or a connection accepted
+    // just before the listener closed) is served like any other, with Connection: close, and the close waits
+    // for it: Fastify's own 503 for it is not the family's body, and a proxy could not tell it from an outage.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Bodies are validated without type coercion; path, query and headers with it (see strictBodyValidators).
     schemaController: { compilersFactory: { buildValidator: strictBodyValidators() as never } },

@@ -1,0 +1,351 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { type PostgresCluster, postgresBin, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { testDatabase } from '../helpers/harness.ts';
+import { startNginx } from '../helpers/nginx.ts';
+import { freePort, runCli, startServe } from '../helpers/processes.ts';
+import { until } from '../helpers/until.ts';
+
+const shipped = fileURLToPath(new URL('../../deploy/nginx/sintonia.conf', import.meta.url));
+const pgInfo = postgresBin();
+const BASE = '/api/v1';
+const PASSWORD = 'correct horse battery';
+/** Load: this many clients, each one request at a time, at most this many requests or this long in all. */
+const CLIENTS = 6;
+const MAX_REQUESTS = 40_000;
+const MAX_LOAD_MS = 150_000;
+
+type Served = Awaited<ReturnType<typeof startServe>>;
+type Phase = 'steady' | 'rolling restart' | 'database restart';
+
+/** One answer nginx gave, with what the test was doing when it was asked and answered. */
+interface Answer {
+  kind: 'save' | 'read';
+  /** A read's bookmark had been acknowledged (its save answered 200) before the read was sent. */
+  acknowledged?: boolean;
+  phases: Set<Phase>;
+  status: number;
+  contentType: string;
+  retryAfter: string | null;
+  body: string;
+}
+
+/**
+ * The shipped nginx configuration (deploy/nginx/sintonia.conf, only its ports changed) in front of two
+ * `sintonia serve` processes on one PostgreSQL of its own, under a bounded load of bookmark saves and reads:
+ * a rolling restart of both processes, then a restart of PostgreSQL. Every answer is the family's own (a
+ * 503 STORE_UNAVAILABLE with Retry-After at most, during the database restart), and every save answered
+ * 2xx reads back at the end.
+ */
+describe('nginx in front of two processes on one PostgreSQL: rolling restart and database restart under load', {
+  skip:
+    testDatabase !== 'postgres'
+      ? 'runs on the PostgreSQL pass, with a cluster of its own (it restarts it)'
+      : !pgInfo
+        ? 'no PostgreSQL server binaries'
+        : !existsSync('/usr/sbin/nginx')
+          ? 'no /usr/sbin/nginx (Debian package nginx; .ci/run installs it)'
+          : false,
+  timeout: 600_000,
+}, () => {
+  let scratch: string;
+  let cluster: PostgresCluster;
+  let nginx: Awaited<ReturnType<typeof startNginx>>;
+  const served: (Served | undefined)[] = [];
+  const envs: Record<string, string>[] = [];
+  const directUrls: string[][] = [];
+  let userHash = '';
+
+  before(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'sintonia-nginx-'));
+    cluster = await startPostgres(pgInfo as NonNullable<typeof pgInfo>);
+    const ports = {
+      nginx: [await freePort(), await freePort(), await freePort()],
+      processes: [
+        [await freePort(), await freePort(), await freePort()],
+        [await freePort(), await freePort(), await freePort()],
+      ],
+    };
+    nginx = await startNginx(shipped, join(scratch, 'nginx'), {
+      8080: ports.nginx[0],
+      8081: ports.nginx[1],
+      8082: ports.nginx[2],
+      18080: ports.processes[0]?.[0],
+      18081: ports.processes[0]?.[1],
+      18082: ports.processes[0]?.[2],
+      28080: ports.processes[1]?.[0],
+      28081: ports.processes[1]?.[1],
+      28082: ports.processes[1]?.[2],
+    } as Record<number, number>);
+    const common = {
+      DATABASE_URL: cluster.url,
+      SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
+      SINTONIA_DEMO: '0',
+      PUBLIC_BASE_URL: nginx.urls[1] ?? '',
+      TRUSTED_PROXIES: 'loopback',
+      LOG_LEVEL: 'warn',
+    };
+    const setup = { ...common, SINTONIA_DATA_DIR: join(scratch, 'cli') };
+    for (const args of [
+      ['migrate'],
+      ['account', 'create', '--account-number', 'ngx-1'],
+      ['user', 'create', '--account', 'ngx-1', '--email', 'ngx-1@example.test', '--password', PASSWORD],
+    ]) {
+      const run = await runCli(args, setup);
+      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+      if (args[0] === 'account') userHash = (JSON.parse(run.stdout) as { userHash: string }).userHash;
+    }
+    for (const index of [0, 1]) {
+      const [clientApi, assistantAuth, agents] = ports.processes[index] ?? [];
+      const dataDir = join(scratch, `process-${index}`);
+      mkdirSync(dataDir);
+      envs.push({
+        ...common,
+        SINTONIA_DATA_DIR: dataDir,
+        CLIENT_API_PORT: String(clientApi),
+        ASSISTANT_AUTH_PORT: String(assistantAuth),
+        AGENTS_PORT: String(agents),
+      });
+      directUrls.push([clientApi, assistantAuth, agents].map((port) => `http://127.0.0.1:${port}`));
+      served.push(await startServe([], envs[index] ?? {}, directUrls[index] ?? []));
+    }
+  });
+
+  after(async () => {
+    for (const server of served) {
+      server?.child.kill('SIGTERM');
+      await server?.exited;
+    }
+    await nginx?.stop();
+    cluster?.stop();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const clientApi = (path: string) => `${nginx.urls[0]}${BASE}${path}`;
+
+  it('answers the three services on their ports, and upgrades the Direct Line stream to a WebSocket', async () => {
+    for (const [index, service] of ['client-api', 'assistant-auth', 'agents'].entries()) {
+      const response = await fetch(`${nginx.urls[index]}/healthz`);
+      assert.equal(response.status, 200);
+      assert.equal(((await response.json()) as { service: string }).service, service);
+    }
+    const secret = await runCli(['directline-secret'], envs[0] ?? {});
+    assert.equal(secret.code, 0, secret.stderr);
+    const started = await fetch(`${nginx.urls[1]}/v3/directline/conversations`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${(JSON.parse(secret.stdout) as { secret: string }).secret}`,
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    const conversation = (await started.json()) as { streamUrl: string };
+    assert.equal(started.status, 201, JSON.stringify(conversation));
+    assert.ok(
+      conversation.streamUrl.startsWith(`${nginx.urls[1]?.replace(/^http/, 'ws')}/`),
+      conversation.streamUrl,
+    );
+    const socket = new WebSocket(conversation.streamUrl);
+    const opened = await new Promise<number>((resolve, reject) => {
+      socket.once('upgrade', (response) => resolve(response.statusCode ?? 0));
+      socket.once('unexpected-response', (_request, response) =>
+        reject(new Error(`no upgrade: ${response.statusCode}`)),
+      );
+      socket.once('error', reject);
+    });
+    assert.equal(opened, 101);
+    // The channel's first message on a new stream is its (empty) activity set or a keep-alive.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no message on the stream within 30 s')), 30_000);
+      socket.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    socket.close();
+  });
+
+  it('a rolling restart of both processes and a PostgreSQL restart under load: only the family answers, no acknowledged save lost', async () => {
+    // One device per client, each signed in through nginx.
+    const tokens: string[] = [];
+    for (let client = 0; client < CLIENTS; client++) {
+      const response = await fetch(clientApi('/auth/smarttv/users/authenticate'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          username: 'ngx-1@example.test',
+          password: PASSWORD,
+          deviceId: `ngx-tv-${client}`,
+        }),
+      });
+      const body = (await response.json()) as { tokens: { accessToken: string } };
+      assert.equal(response.status, 200, JSON.stringify(body));
+      tokens.push(body.tokens.accessToken);
+    }
+
+    const phases = new Set<Phase>(['steady']);
+    const answers: Answer[] = [];
+    const acknowledged = new Map<number, number>();
+    let stop = false;
+    let sent = 0;
+    const loadStarted = Date.now();
+    const ask = async (kind: Answer['kind'], method: string, path: string, token: string) => {
+      const during = new Set(phases);
+      let answer: Answer;
+      try {
+        const response = await fetch(clientApi(path), {
+          method,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        answer = {
+          kind,
+          phases: during,
+          status: response.status,
+          contentType: response.headers.get('content-type') ?? '',
+          retryAfter: response.headers.get('retry-after'),
+          body: await response.text(),
+        };
+      } catch (error) {
+        // nginx refused or cut the connection: no answer at all (status 0).
+        answer = { kind, phases: during, status: 0, contentType: '', retryAfter: null, body: String(error) };
+      }
+      for (const phase of phases) during.add(phase);
+      answers.push(answer);
+      return answer;
+    };
+    const client = async (index: number) => {
+      const token = tokens[index] ?? '';
+      for (let round = 0; !stop && sent < MAX_REQUESTS && Date.now() - loadStarted < MAX_LOAD_MS; round++) {
+        sent += 2;
+        // A bookmark of its own per save (content ids by client and round), then a read of an earlier one.
+        const contentId = 100_000 * (index + 1) + round;
+        const offset = 1 + (round % 5000);
+        const saved = await ask(
+          'save',
+          'POST',
+          `/smarttv/ngx-tv-${index}/users/${userHash}/bookmarks/${contentId}/${offset}`,
+          token,
+        );
+        if (saved.status >= 200 && saved.status < 300) acknowledged.set(contentId, offset);
+        const earlier = 100_000 * (index + 1) + Math.floor(round / 2);
+        const wasAcknowledged = acknowledged.has(earlier);
+        const read = await ask('read', 'GET', `/smarttv/users/${userHash}/bookmarks/${earlier}`, token);
+        read.acknowledged = wasAcknowledged;
+      }
+    };
+    const saves = () => answers.filter((answer) => answer.kind === 'save' && answer.status === 200).length;
+    const load = Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(index)));
+    const running = () => !stop && sent < MAX_REQUESTS && Date.now() - loadStarted < MAX_LOAD_MS;
+
+    try {
+      await until(() => (saves() >= 50 || !running() ? true : undefined), 'the first saves', 60_000);
+
+      // (a) Rolling restart: each process in turn gets SIGTERM, drains and exits, and starts again; the
+      // next one goes once it is ready (/readyz 200), as an orchestrator would.
+      phases.add('rolling restart');
+      for (const index of [0, 1]) {
+        const server = served[index];
+        server?.child.kill('SIGTERM');
+        assert.equal(await server?.exited, 0, `process ${index} exits 0 after SIGTERM`);
+        served[index] = undefined;
+        served[index] = await startServe([], envs[index] ?? {}, directUrls[index] ?? [], 60_000);
+        await until(
+          async () =>
+            (await fetch(`${directUrls[index]?.[0]}/readyz`).then((response) => response.status)) === 200
+              ? true
+              : undefined,
+          `process ${index} ready again`,
+        );
+        const before = saves();
+        await until(
+          () => (saves() >= before + 50 || !running() ? true : undefined),
+          'saves after the restart',
+          60_000,
+        );
+      }
+      phases.delete('rolling restart');
+
+      // (b) PostgreSQL restart (fast: every session terminated) under the same load.
+      phases.add('database restart');
+      await cluster.restart();
+      const before = saves();
+      await until(
+        () => (saves() >= before + 50 || !running() ? true : undefined),
+        'saves after the database restart',
+        60_000,
+      );
+      phases.delete('database restart');
+      const after = saves();
+      await until(() => (saves() >= after + 50 || !running() ? true : undefined), 'steady saves', 60_000);
+    } finally {
+      stop = true;
+      await load;
+    }
+
+    const count = (select: (answer: Answer) => boolean) => answers.filter(select).length;
+    const byStatus: Record<string, number> = {};
+    for (const answer of answers) {
+      const key = `${answer.kind} ${answer.status}`;
+      byStatus[key] = (byStatus[key] ?? 0) + 1;
+    }
+    const retried = nginx.retriedRequests();
+    process.stdout.write(
+      `# nginx deployment: ${answers.length} requests through nginx, by answer ${JSON.stringify(byStatus)}; ` +
+        `${retried} passed on to the other process after a connection error; ${acknowledged.size} saves acknowledged\n`,
+    );
+    assert.ok(answers.length < MAX_REQUESTS + CLIENTS * 2, 'bounded');
+
+    // Every answer is the family's own JSON: no nginx page (502, 504, its HTML), and nothing but 200, and
+    // 404 for a read of a bookmark whose save was refused, and 503 STORE_UNAVAILABLE with Retry-After while
+    // the database restarted.
+    const strange = answers.filter((answer) => {
+      if (!answer.contentType.startsWith('application/json')) return true;
+      if (answer.status === 200) return false;
+      const body = JSON.parse(answer.body) as { errors?: { type?: string }[] };
+      if (answer.status === 404 && answer.kind === 'read' && !answer.acknowledged) {
+        return body.errors?.[0]?.type !== 'BOOKMARK_NOT_FOUND';
+      }
+      return !(
+        answer.status === 503 &&
+        answer.phases.has('database restart') &&
+        answer.retryAfter !== null &&
+        body.errors?.[0]?.type === 'STORE_UNAVAILABLE'
+      );
+    });
+    assert.deepEqual(
+      strange
+        .slice(0, 5)
+        .map(({ kind, status, body, phases: during }) => ({ kind, status, body, during: [...during] })),
+      [],
+      `${strange.length} answers that are not the family's`,
+    );
+    assert.ok(count((answer) => answer.phases.has('rolling restart')) > 0, 'load during the rolling restart');
+    assert.ok(
+      count((answer) => answer.phases.has('database restart')) > 0,
+      'load during the database restart',
+    );
+
+    // No acknowledged save lost: each reads back, through either process.
+    const missing: number[] = [];
+    let index = 0;
+    for (const [contentId, offset] of acknowledged) {
+      const token = tokens[index++ % CLIENTS] ?? '';
+      const response = await fetch(clientApi(`/smarttv/users/${userHash}/bookmarks/${contentId}`), {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = (await response.json()) as { offset?: number };
+      if (response.status !== 200 || body.offset !== offset) missing.push(contentId);
+    }
+    assert.deepEqual(
+      missing.slice(0, 10),
+      [],
+      `${missing.length} of ${acknowledged.size} acknowledged saves lost`,
+    );
+  });
+});

@@ -10,7 +10,9 @@ import { migrateToLatest } from './db/migrator.ts';
 import { createStoreIdentityRepository } from './db/store-identity.ts';
 import { createLocalEventBus, type EventBus, type OpenEventBus } from './events/event-bus.ts';
 import { createPostgresEventBus } from './events/postgres-event-bus.ts';
+import { type CoreMetrics, createCoreMetrics } from './metrics/core-metrics.ts';
 import { deriveKey, loadMasterKey, masterKeyFingerprint } from './secrets.ts';
+import { traceLogMixin } from './tracing/tracing.ts';
 
 export const serviceNames = ['client-api', 'assistant-auth', 'agents'] as const;
 export type ServiceName = (typeof serviceNames)[number];
@@ -31,6 +33,8 @@ export interface Core {
   readonly database: Database;
   readonly logger: Logger;
   readonly apiKeys: ApiKeyStore;
+  /** The store's and the API keys' metrics, which every service's /metrics shows. */
+  readonly metrics: CoreMetrics;
   /**
    * Events between the processes of the store (src/core/events): LISTEN/NOTIFY on PostgreSQL, in
    * process on the embedded store. Closed with the core.
@@ -106,8 +110,14 @@ export function createLogger(
       : stream === 'stderr'
         ? pino.destination({ fd: 2, sync: true })
         : stream;
+  // While tracing is on, every line carries the trace and span ids of the span in progress.
+  const mixin = traceLogMixin();
   return pino(
-    { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
+    {
+      level: config.LOG_LEVEL,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      ...(mixin ? { mixin } : {}),
+    },
     destination,
   );
 }
@@ -169,11 +179,15 @@ export async function openCore(
   const auditLog = createAuditRepository(database.db);
   const derived = new Map<string, Buffer>();
   const listening = new Map<ServiceName, string>();
+  const metrics = createCoreMetrics(database);
   return {
     config,
     database,
     logger,
-    apiKeys: withRequestLimits(createApiKeyStore(database.db), config),
+    apiKeys: withRequestLimits(createApiKeyStore(database.db), config, (keyClass) =>
+      metrics.apiKeyRateLimited(keyClass),
+    ),
+    metrics,
     events,
     key(purpose) {
       let key = derived.get(purpose);

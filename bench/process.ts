@@ -93,3 +93,22 @@ export function runLoadProcess(planFile: string): Promise<string> {
     });
   });
 }
+
+/**
+ * `--tracing`: an OTLP/HTTP endpoint that accepts every export and keeps nothing; the servers started
+ * afterwards inherit the OTEL_* variables that point their SDK at it.
+ */
+export async function startSpanSink(): Promise<void> {
+  const { createServer } = await import('node:http');
+  const sink = createServer((request, response) => {
+    request
+      .resume()
+      .on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  sink.unref();
+  const address = sink.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
+  process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??= 'http/json';
+}

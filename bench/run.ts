@@ -2,7 +2,7 @@
  * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
  * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--all-formats]
  * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--bare-pipelined]
- * [--out FILE]`
+ * [--tracing] [--out FILE]`
  *
  * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
  * machine's binaries, or on the cluster `--database-url` names):
@@ -15,6 +15,9 @@
  * PostgreSQL, this process) on CPU 1: the servers then compete with nothing, and a ratio moves by a few
  * hundredths between runs instead of about ±0.15 on a 2-core machine. The unpinned run is the default: it
  * is how the targets were first measured.
+ *
+ * `--tracing` runs the servers with OpenTelemetry on, exporting (OTLP/HTTP) to a sink in this process that
+ * accepts and drops the spans: what tracing costs, beside a run without it.
  *
  * The figures are written as JSON to `--out FILE`, by default to `data/bench/` of this checkout
  * (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored data folder, because
@@ -30,7 +33,7 @@ import { type ChannelResult, runChannelBench } from './channel.ts';
 import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
 import { channelGoals, comparisons, type GoalCheck, httpGoals } from './goals.ts';
 import { runHttpBench } from './http-bench.ts';
-import { root } from './process.ts';
+import { root, startSpanSink } from './process.ts';
 import {
   type CodecRow,
   formatChannel,
@@ -63,8 +66,11 @@ const { values } = parseArgs({
     'all-formats': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
     'bare-pipelined': { type: 'boolean', default: false },
+    tracing: { type: 'boolean', default: false },
   },
 });
+
+if (values.tracing) await startSpanSink();
 
 // --pin: this process (and so the load generator and the PostgreSQL cluster it starts) moves to CPU 1 by
 // running itself again under taskset; startServer (process.ts) puts each server on CPU 0.

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import { createAssistantTokenVerifier } from '../core/assistant-tokens.ts';
 import type { Core } from '../core/core.ts';
 import { type Agent, createAgentRegistry } from './agent.ts';
@@ -5,20 +6,26 @@ import { createAssistantAgent } from './assistant/assistant-agent.ts';
 import { AGENTS_AUDIENCE, requireAgentCaller } from './auth.ts';
 import { createChatAgent } from './chat/chat-agent.ts';
 import { configuredModelClient } from './chat/model-client.ts';
+import { type AgentMetrics, countedAgent, createAgentMetrics, uncounted } from './metrics.ts';
 import type { AgentsServer } from './routes.ts';
 import { createAccountClient } from './tools/account-client.ts';
 import type { AccountAccess } from './tools/account-tools.ts';
 import { createConfirmations } from './tools/confirmations.ts';
 
 /** The agents the server registers: the embedded assistant and the chat agent over its model client. */
-export function defaultAgents(core: Core): Agent[] {
+export function defaultAgents(core: Core, metrics: AgentMetrics = uncounted): Agent[] {
   const { config } = core;
   const modelClient = configuredModelClient(config);
   if (!modelClient) core.logger.info('chat agent not configured: set MODEL_BASE_URL');
   // Both agents act on a linked person's account with the same client and confirmations.
   const accounts: AccountAccess = {
     client: createAccountClient({ config, serviceUrl: (name) => core.serviceUrl(name) }),
-    confirmations: createConfirmations({ database: core.database, key: (purpose) => core.key(purpose) }),
+    confirmations: createConfirmations(
+      { database: core.database, key: (purpose) => core.key(purpose) },
+      Date.now,
+      metrics.confirmation,
+    ),
+    metrics,
   };
   return [
     createAssistantAgent(
@@ -32,16 +39,22 @@ export function defaultAgents(core: Core): Agent[] {
   ];
 }
 
+/** Builds the agents a server registers; `metrics` is where they count their tool calls and confirmations. */
+export type AgentsOf = (core: Core, metrics: AgentMetrics) => readonly Agent[];
+
 /**
  * The agents server's one composition root, built once per app (service.ts): the registry of the agents
- * `agentsOf` builds (tests pass their own) and the caller check. Routes receive it and build nothing.
+ * `agentsOf` builds (tests pass their own), each counted on `metricsRegistry` (the service's /metrics), and the
+ * caller check. Routes receive it and build nothing.
  */
 export function composeAgents(
   core: Core,
-  agentsOf: (core: Core) => readonly Agent[] = defaultAgents,
+  agentsOf: AgentsOf = defaultAgents,
+  metricsRegistry: Registry = new Registry(),
 ): AgentsServer {
+  const metrics = createAgentMetrics(metricsRegistry);
   return {
-    registry: createAgentRegistry(agentsOf(core)),
+    registry: createAgentRegistry(agentsOf(core, metrics).map((agent) => countedAgent(agent, metrics))),
     requireCaller: requireAgentCaller(core.apiKeys, createAssistantTokenVerifier(core, AGENTS_AUDIENCE)),
   };
 }

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { createAccess } from './access.ts';
@@ -37,7 +38,13 @@ type RouteSettings = Pick<
 >;
 
 /** The embedded Direct Line channel, built only when the service runs it (no DIRECTLINE_URL). */
-function composeDirectLine(core: Core, signer: AssistantSigner, users: UserService, address: () => string) {
+function composeDirectLine(
+  core: Core,
+  signer: AssistantSigner,
+  users: UserService,
+  address: () => string,
+  registry: Registry,
+) {
   const { config } = core;
   return createEmbeddedDirectLine({
     settings: config,
@@ -53,6 +60,7 @@ function composeDirectLine(core: Core, signer: AssistantSigner, users: UserServi
     events: core.events,
     logger: core.logger,
     address,
+    registry,
   });
 }
 
@@ -61,7 +69,7 @@ function composeDirectLine(core: Core, signer: AssistantSigner, users: UserServi
  * (service.ts), demo seed or admin command. Routes receive what this returns and build nothing; the
  * workers are built here but started and stopped by the service plugin.
  */
-export function composeAssistantAuth(core: Core) {
+export function composeAssistantAuth(core: Core, registry: Registry = new Registry()) {
   const { config, logger } = core;
   /** PUBLIC_BASE_URL, else where the service listens: known only once it listens, so read per call. */
   const address = () => config.PUBLIC_BASE_URL ?? core.serviceUrl('assistant-auth');
@@ -80,7 +88,7 @@ export function composeAssistantAuth(core: Core) {
     signIns: createSignInSessions(config, { signer, clientApiUrl }),
   });
   const { channel, directLine } = selectConversationChannel(config, () =>
-    composeDirectLine(core, signer, users, address),
+    composeDirectLine(core, signer, users, address, registry),
   );
   // Expired users past their retention go; a failure is logged and retried at the next interval.
   const userPurge = periodic(

@@ -12,7 +12,7 @@ import { callbackDataParameter } from './callbacks/schemas.ts';
 /** The routes every service has (service-app.ts), by the access class they have here. */
 const coreRoutes: Record<string, { access: (typeof accessClasses)[keyof typeof accessClasses] } | undefined> =
   {
-    '/metrics': { access: accessClasses.public },
+    '/metrics': { access: accessClasses.open },
     '/healthz': { access: accessClasses.open },
     '/readyz': { access: accessClasses.open },
   };
@@ -48,7 +48,7 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       { name: 'openid', description: 'The assistant’s public keys.' },
       { name: 'monitoring', description: 'Health, status, configuration and metrics.' },
     ],
-    // The core's monitoring routes say nothing of keys: /metrics is public (any key), the probes are open;
+    // The core's monitoring routes say nothing of keys: /metrics and the probes are open (docs/decisions.md);
     // like every operation of the service they may answer 500, and their errors are JSON even where the
     // route produces text.
     transform: ({ schema, url }) => {

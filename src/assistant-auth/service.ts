@@ -26,11 +26,10 @@ const DEMO = { channel: 'web', identity: 'demo-web-user', phoneNumber: '+3460000
 
 export const assistantAuthService: ServiceDefinition = {
   name: 'assistant-auth',
-  metricsAccess: 'any',
   openapi: assistantAuthOpenApi,
-  async plugin(instance, { core }) {
+  async plugin(instance, { core, metrics }) {
     const app = typed(instance);
-    const api = composeAssistantAuth(core);
+    const api = composeAssistantAuth(core, metrics);
     const created = await api.signingKeys.ensure();
     if (created.length > 0) core.logger.info({ kids: created }, 'created the assistant signing keys');
     // The embedded channel's stream is a websocket route: the plugin must be there before the route.

@@ -1,4 +1,5 @@
 import type { Core } from '../core/core.ts';
+import { startTracing } from '../core/tracing/tracing.ts';
 import { type Command, contextFor, options, UsageError } from './command.ts';
 
 /**
@@ -166,6 +167,14 @@ function help(): string {
   ].join('\n');
 }
 
+/** The services `serve` was asked for (all three without --service), as its arguments name them. */
+function servedServices(args: string[]): string[] {
+  const at = args.findIndex((arg) => arg === '--service' || arg.startsWith('--service='));
+  const list =
+    at === -1 ? services : args[at]?.includes('=') ? args[at].slice('--service='.length) : args[at + 1];
+  return (list ?? services).split(',').map((name) => name.trim());
+}
+
 /** Finds the longest command name that the arguments start with (`key create` before `key`). */
 function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
   const sorted = [...commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length);
@@ -196,9 +205,14 @@ export async function main(argv: string[]): Promise<number> {
   const { ConfigError, loadConfig } = await import('../core/config.ts');
   try {
     const config = loadConfig();
-    const result = await found.command.run(
-      contextFor(found.rest, config, opened, found.command.name === 'serve' ? 'stdout' : 'stderr'),
-    );
+    // Before the services' modules are imported (the serve command imports them), so they are traced.
+    const tracing =
+      found.command.name === 'serve'
+        ? await startTracing(process.env, servedServices(found.rest))
+        : undefined;
+    const result = await found.command
+      .run(contextFor(found.rest, config, opened, found.command.name === 'serve' ? 'stdout' : 'stderr'))
+      .finally(() => tracing?.shutdown());
     if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -1,3 +1,4 @@
+import { Registry } from 'prom-client';
 import type { Core } from '../core/core.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
@@ -23,6 +24,7 @@ import { createOutboxRepository } from './mail/outbox-repository.ts';
 import { outboxStatus } from './mail/status.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { createMailWorker } from './mail/worker.ts';
+import { createClientApiMetrics } from './metrics.ts';
 import { createRatingRepository } from './ratings/repository.ts';
 import { createRatingService } from './ratings/service.ts';
 import { createRegistrationRepository } from './registration/repository.ts';
@@ -39,7 +41,7 @@ import { createUserService } from './users/service.ts';
  * app (service.ts) or per admin command. Routes receive what this returns and build nothing.
  * The mail worker is built here but started and stopped by the service plugin.
  */
-export function composeClientApi(core: Core) {
+export function composeClientApi(core: Core, registry: Registry = new Registry()) {
   const { config, database } = core;
   const sessions = createSessionRepository(database);
   const gate = createSessionGate(sessions, config.SESSION_IDLE_TIMEOUT);
@@ -52,7 +54,9 @@ export function composeClientApi(core: Core) {
   const signingKeys = createSigningKeys(createSigningKeyRepository(database), core.key(SIGNING_KEY_PURPOSE));
   const accountService = createAccountService(core.key(USER_HASH_KEY_PURPOSE), repositories.accounts);
   const outbox = createOutboxRepository(database.db.withTables());
+  const metrics = createClientApiMetrics(registry, () => outboxStatus(outbox));
   const mailWorker = createMailWorker({
+    onDelivery: metrics.mailDelivery,
     outbox,
     key: core.key(OUTBOX_KEY_PURPOSE),
     transport: createMailTransport(config),
@@ -86,6 +90,7 @@ export function composeClientApi(core: Core) {
         config,
         createLoginThrottleRepository(database),
         core.key(LOGIN_THROTTLE_KEY_PURPOSE),
+        metrics.loginThrottled,
       ),
     }),
     bookmarks: createBookmarkService(

@@ -39,12 +39,11 @@ const routes = [
  */
 export const clientApiService: ServiceDefinition = {
   name: 'client-api',
-  metricsAccess: 'open',
   // The document follows CLIENT_API_BASE_PATH of the parsed configuration.
   openapi: clientApiOpenApi,
-  async plugin(instance, { core }) {
+  async plugin(instance, { core, metrics }) {
     const app = typed(instance);
-    const api = composeClientApi(core);
+    const api = composeClientApi(core, metrics);
     // Mail left by a crashed process goes out on the next start; at close the current message is finished.
     runWhileOpen(app, api.mailWorker);
     await app.register(

@@ -10,6 +10,8 @@ import { migrateToLatest } from './db/migrator.ts';
 import { createLocalEventBus, type EventBus, type OpenEventBus } from './events/event-bus.ts';
 import { createPostgresEventBus } from './events/postgres-event-bus.ts';
 import { type Keyring, loadMasterKeys, openKeyring } from './keys/master-keys.ts';
+import { type CoreMetrics, createCoreMetrics } from './metrics/core-metrics.ts';
+import { traceLogMixin } from './tracing/tracing.ts';
 
 export { MasterKeyMismatchError } from './keys/master-keys.ts';
 
@@ -32,6 +34,8 @@ export interface Core {
   readonly database: Database;
   readonly logger: Logger;
   readonly apiKeys: ApiKeyStore;
+  /** The store's and the API keys' metrics, which every service's /metrics shows. */
+  readonly metrics: CoreMetrics;
   /**
    * Events between the processes of the store (src/core/events): LISTEN/NOTIFY on PostgreSQL, in
    * process on the embedded store. Closed with the core.
@@ -110,8 +114,14 @@ export function createLogger(
       : stream === 'stderr'
         ? pino.destination({ fd: 2, sync: true })
         : stream;
+  // While tracing is on, every line carries the trace and span ids of the span in progress.
+  const mixin = traceLogMixin();
   return pino(
-    { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } },
+    {
+      level: config.LOG_LEVEL,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      ...(mixin ? { mixin } : {}),
+    },
     destination,
   );
 }
@@ -156,11 +166,15 @@ export async function openCore(
       : createLocalEventBus(database.location, eventsLogger);
   const auditLog = createAuditRepository(database.db);
   const listening = new Map<ServiceName, string>();
+  const metrics = createCoreMetrics(database);
   return {
     config,
     database,
     logger,
-    apiKeys: withRequestLimits(createApiKeyStore(database.db), config),
+    apiKeys: withRequestLimits(createApiKeyStore(database.db), config, (keyClass) =>
+      metrics.apiKeyRateLimited(keyClass),
+    ),
+    metrics,
     events,
     key: (purpose) => keyring.key(purpose),
     async audit(actor, action, subject) {

@@ -43,7 +43,6 @@ const raisers: Record<string, () => Error> = {
 /** A service whose routes raise each exception, with the agents server's error policy. */
 const probe: ServiceDefinition = {
   name: 'agents',
-  metricsAccess: 'open',
   async plugin(instance) {
     const app = typed(instance);
     app.setErrorHandler(problemHandler(agentProblemPolicy));

@@ -158,7 +158,7 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
     {
       method: 'GET',
       path: '/metrics',
-      access: 'public',
+      access: 'open',
       ok: 200,
       request: async () => ({ url: '/metrics' }),
     },

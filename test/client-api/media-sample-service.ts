@@ -171,7 +171,6 @@ async function sampleRoutes(app: App, options: { bodyLimit: number; maxDepth: nu
 export function sampleService(options: { bodyLimit?: number; maxDepth?: number } = {}): ServiceDefinition {
   return {
     name: 'client-api',
-    metricsAccess: 'open',
     async plugin(instance, { core }) {
       await instance.register(
         (scope) =>

@@ -11,7 +11,6 @@ let entered = false;
 
 const probe: ServiceDefinition = {
   name: 'agents',
-  metricsAccess: 'open',
   async plugin(app) {
     app.get('/slow', async () => {
       entered = true;

@@ -12,7 +12,6 @@ const ping = {
 /** A Swagger 2 service that names an absolute host, as a hand-written document might. */
 const swaggerService: ServiceDefinition = {
   name: 'client-api',
-  metricsAccess: 'open',
   openapi: {
     format: 'swagger2',
     documentPath: '/base/swagger.json',
@@ -34,7 +33,6 @@ const swaggerService: ServiceDefinition = {
 /** An OpenAPI 3 service whose servers are absolute. */
 const openApiService: ServiceDefinition = {
   name: 'agents',
-  metricsAccess: 'open',
   openapi: {
     format: 'openapi3',
     documentPath: '/openapi.json',
@@ -51,7 +49,6 @@ const openApiService: ServiceDefinition = {
 
 const undocumented: ServiceDefinition = {
   name: 'assistant-auth',
-  metricsAccess: 'open',
   async plugin() {},
 };
 

@@ -8,7 +8,6 @@ import { createTestCore, type TestCore } from '../helpers/harness.ts';
 
 const probe: ServiceDefinition = {
   name: 'agents',
-  metricsAccess: 'open',
   async plugin(app) {
     app.post('/echo', async (request) => ({ received: JSON.stringify(request.body).length }));
   },

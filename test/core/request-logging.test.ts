@@ -5,7 +5,6 @@ import { capturingLogger, createTestCore, type TestCore } from '../helpers/harne
 
 const probe: ServiceDefinition = {
   name: 'agents',
-  metricsAccess: 'open',
   async plugin(app) {
     app.get('/hello', async (request) => {
       request.log.info('inside the handler');

@@ -145,7 +145,6 @@ describe('strict bodies: every media type of the client API', () => {
 describe('strict bodies: the shared plumbing', () => {
   const probe: ServiceDefinition = {
     name: 'agents',
-    metricsAccess: 'open',
     async plugin(instance) {
       typed(instance).post(
         '/probe/:count',

@@ -163,7 +163,7 @@ async function accountAnswer(turn: AgentTurn, accounts: AccountAccess): Promise<
     await accounts.confirmations.cancel(owner);
     return linkFirst(language);
   }
-  const tools = createAccountTools(linked.session, accounts.confirmations, owner);
+  const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts.metrics);
   const result =
     request.kind === 'yes' ? await tools.confirm() : await tools.call(request.tool, request.args);
   return say(result, language);

@@ -115,7 +115,7 @@ export function createChatAgent(
         ],
       };
     }
-    const tools = createAccountTools(linked.session, accounts.confirmations, owner);
+    const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts.metrics);
     if (request?.kind === 'yes')
       return { ...base, messages: [], settled: say(await tools.confirm(), language) };
     // Anything else than a yes or no cancels what was waiting for one.

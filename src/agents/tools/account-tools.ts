@@ -1,5 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
+import { type AgentMetrics, uncounted } from '../metrics.ts';
 import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
 
@@ -138,6 +139,8 @@ export function matchDevice(devices: AccountDevice[], said: string): DeviceMatch
 export interface AccountAccess {
   client: AccountClient;
   confirmations: Confirmations;
+  /** Where the tool calls are counted (the agents server's /metrics). */
+  metrics?: Pick<AgentMetrics, 'toolCall'>;
 }
 
 /** Runs the account tools for one person in one conversation. */
@@ -145,6 +148,7 @@ export function createAccountTools(
   session: AccountSession,
   confirmations: Confirmations,
   owner: ConfirmationOwner,
+  metrics: Pick<AgentMetrics, 'toolCall'> = uncounted,
 ) {
   async function withPlaying(): Promise<AccountDevice[]> {
     const [devices, playing] = await Promise.all([session.devices(), session.playing()]);
@@ -179,46 +183,55 @@ export function createAccountTools(
   return {
     /** Calls a tool by name with the arguments a model or an intent produced (checked against its schema). */
     async call(tool: string, args: unknown): Promise<ToolResult> {
-      if (!isAccountTool(tool)) return { status: 'unknown_tool', tool };
-      const spec = accountToolSpecs[tool];
-      if (!Value.Check(spec.parameters, args)) {
-        const problems = [...Value.Errors(spec.parameters, args)].map(
-          (error) => `${error.instancePath || '/'} ${error.message}`,
-        );
-        return { status: 'invalid_arguments', tool, problems };
-      }
-      if (tool === 'list_devices') return { status: 'devices', devices: await withPlaying() };
-      if (tool === 'whats_playing') {
-        return { status: 'playing', devices: (await withPlaying()).filter((device) => device.playing) };
-      }
-      const { device: said } = args as { device: string };
-      const device = await resolve(said);
-      if ('status' in device) return device;
-      const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
-      const action: ConfirmableAction =
-        tool === 'rename_device'
-          ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
-          : tool === 'set_device_enabled'
-            ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
-            : { tool: 'sign_out_device', ...target };
-      const pending = await confirmations.request(owner, action.tool, { ...action });
-      return {
-        status: 'confirmation_required',
-        action,
-        confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
-      };
+      const result = await callTool(tool, args);
+      metrics.toolCall(isAccountTool(tool) ? tool : 'unknown', result.status);
+      return result;
     },
 
     /** The person said yes: runs the pending action of this conversation, if one is still valid. */
     async confirm(hash?: string): Promise<ToolResult> {
       const pending: PendingAction | undefined = await confirmations.confirm(owner, hash);
       if (!pending) return { status: 'nothing_to_confirm' };
-      return execute(pending.arguments as ConfirmableAction);
+      const result = await execute(pending.arguments as ConfirmableAction);
+      metrics.toolCall(pending.tool, result.status);
+      return result;
     },
 
     /** The person said no, or asked something else: nothing pending runs. */
     cancel: () => confirmations.cancel(owner),
   };
+
+  /** What a tool call comes to, before it is counted. */
+  async function callTool(tool: string, args: unknown): Promise<ToolResult> {
+    if (!isAccountTool(tool)) return { status: 'unknown_tool', tool };
+    const spec = accountToolSpecs[tool];
+    if (!Value.Check(spec.parameters, args)) {
+      const problems = [...Value.Errors(spec.parameters, args)].map(
+        (error) => `${error.instancePath || '/'} ${error.message}`,
+      );
+      return { status: 'invalid_arguments', tool, problems };
+    }
+    if (tool === 'list_devices') return { status: 'devices', devices: await withPlaying() };
+    if (tool === 'whats_playing') {
+      return { status: 'playing', devices: (await withPlaying()).filter((device) => device.playing) };
+    }
+    const { device: said } = args as { device: string };
+    const device = await resolve(said);
+    if ('status' in device) return device;
+    const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
+    const action: ConfirmableAction =
+      tool === 'rename_device'
+        ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
+        : tool === 'set_device_enabled'
+          ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
+          : { tool: 'sign_out_device', ...target };
+    const pending = await confirmations.request(owner, action.tool, { ...action });
+    return {
+      status: 'confirmation_required',
+      action,
+      confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
+    };
+  }
 }
 
 export type AccountTools = ReturnType<typeof createAccountTools>;

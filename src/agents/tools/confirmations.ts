@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../../core/db/database.ts';
 import { decrypt, encrypt, keyedHash } from '../../core/secrets.ts';
+import type { ConfirmationEvent } from '../metrics.ts';
 import { createConfirmationRepository } from './confirmation-repository.ts';
 
 /** A changing tool runs only if the person confirms within this time. */
@@ -52,7 +53,11 @@ export interface ConfirmationStore {
  * update: of two concurrent confirmations only one runs the action). A newer request, a "no" or any other
  * turn cancels the ones pending in that conversation.
  */
-export function createConfirmations(store: ConfirmationStore, now: () => number = Date.now) {
+export function createConfirmations(
+  store: ConfirmationStore,
+  now: () => number = Date.now,
+  observe: (event: ConfirmationEvent) => void = () => {},
+) {
   const repository = createConfirmationRepository(store.database);
   const ownerKey = store.key('agent-confirmation-owner');
   const sealKey = store.key('agent-confirmation-arguments');
@@ -89,6 +94,7 @@ export function createConfirmations(store: ConfirmationStore, now: () => number 
       });
       // Settled rows are kept a day at most: nothing reads them, they only make a replay visible in logs.
       await repository.removeExpiredBefore(at - SETTLED_KEPT_MS);
+      observe('asked');
       return pending;
     },
 
@@ -101,19 +107,26 @@ export function createConfirmations(store: ConfirmationStore, now: () => number 
       const row = await repository.newestUnsettled(ownerHash(owner));
       if (!row) return undefined;
       const settled = await repository.settle(row.id, at);
-      if (!settled || row.expires_at <= at) return undefined;
+      if (!settled) return undefined;
+      if (row.expires_at <= at) {
+        observe('expired');
+        return undefined;
+      }
       const args = JSON.parse(decrypt(sealKey, row.arguments_sealed, row.id).toString('utf8')) as Record<
         string,
         unknown
       >;
       const actual = actionHash(row.tool, args);
       if (actual !== row.arguments_hash || (hash !== undefined && hash !== actual)) return undefined;
+      observe('confirmed');
       return { id: row.id, tool: row.tool, arguments: args, hash: actual, expiresAt: row.expires_at };
     },
 
     /** Cancels what is pending in the conversation; answers whether anything was. */
     async cancel(owner: ConfirmationOwner): Promise<boolean> {
-      return (await cancelPending(owner)) > 0;
+      const declined = (await cancelPending(owner)) > 0;
+      if (declined) observe('declined');
+      return declined;
     },
   };
 }

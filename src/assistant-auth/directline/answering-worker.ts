@@ -4,6 +4,7 @@ import { errorBody } from '../../core/errors.ts';
 import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import type { ChannelLinks } from './links.ts';
+import type { ChannelMetrics } from './metrics.ts';
 import type { Claim } from './next-activity.ts';
 import type { ConversationRow } from './repository.ts';
 import type { Activity } from './schemas.ts';
@@ -30,6 +31,7 @@ export interface AnsweringWorker {
 }
 
 interface Dependencies {
+  metrics: Pick<ChannelMetrics, 'answered'>;
   claims: AnswerClaimRepository;
   hub: StreamHub;
   agents: AgentClient;
@@ -71,7 +73,14 @@ function replyFrom(
  * answers come in the order of the questions; typing shown while it waits; each message held under a
  * claim that another process takes over when this one dies.
  */
-export function createAnsweringWorker({ claims, hub, agents, links, logger }: Dependencies): AnsweringWorker {
+export function createAnsweringWorker({
+  metrics,
+  claims,
+  hub,
+  agents,
+  links,
+  logger,
+}: Dependencies): AnsweringWorker {
   const queues = new Map<string, Promise<void>>();
   /** How long a process holds a pending message: twice its agent call's timeout, then others take it over. */
   const claimMs = 2 * agents.timeoutMs;
@@ -143,8 +152,10 @@ export function createAnsweringWorker({ claims, hub, agents, links, logger }: De
         }),
         { seq, by: owner },
       );
-      if (stored) hub.notify(row.id);
-      else
+      if (stored) {
+        hub.notify(row.id);
+        metrics.answered(outcome.ok, (now - Date.parse(message.timestamp)) / 1000);
+      } else
         logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
     } finally {
       clearInterval(repeat);

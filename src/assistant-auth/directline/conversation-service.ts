@@ -9,6 +9,7 @@ import {
 } from './credentials.ts';
 import { directLineErrors } from './errors.ts';
 import type { ChannelLinks } from './links.ts';
+import type { ChannelMetrics } from './metrics.ts';
 import type { StoredFile } from './next-activity.ts';
 import type { ConversationRow, DirectLineRepository } from './repository.ts';
 import type { ActivityInput, ConversationStartBody, StartBody } from './schemas.ts';
@@ -34,6 +35,7 @@ interface Dependencies {
   /** Answers the stored messages that ask the agent, in the background. */
   answering: AnsweringWorker;
   speakers: Speakers;
+  metrics: Pick<ChannelMetrics, 'conversationStarted' | 'activityReceived'>;
 }
 
 /** Whether a conversation bound to an assistant user may still speak for its person (users/service.ts). */
@@ -60,7 +62,15 @@ export function createConversationService({
   links,
   answering,
   speakers,
+  metrics,
 }: Dependencies) {
+  /** Stores a conversation (see the repository's `start`), counting it when it is new. */
+  async function startConversation(conversationId: string, userId: string, speaker?: string) {
+    const stored = await repository.start(conversationId, userId, Date.now(), speaker);
+    if (stored === true) metrics.conversationStarted();
+    return stored;
+  }
+
   /**
    * A conversation that speaks for a person gets no new token once they signed out, were unlinked or
    * removed (the row's speaker is then null): asked at each renewal, so it holds in every process.
@@ -110,7 +120,7 @@ export function createConversationService({
      */
     async generateFor(speaker: string, body: StartBody): Promise<TokenAnswer | undefined> {
       const binding = newBinding(body);
-      const stored = await repository.start(binding.conversationId, binding.userId, Date.now(), speaker);
+      const stored = await startConversation(binding.conversationId, binding.userId, speaker);
       if (stored === 'speaker-gone') return undefined;
       const issued = await credentials.issueToken({ ...binding, speaks: true });
       return { conversationId: binding.conversationId, ...issued };
@@ -119,7 +129,7 @@ export function createConversationService({
     /** /token/wss for a person (never a Direct Line route): a new conversation bound to its speaker. */
     async startFor(speaker: string, body: StartBody): Promise<ConversationAnswer | undefined> {
       const { conversationId, userId } = newBinding(body);
-      const stored = await repository.start(conversationId, userId, Date.now(), speaker);
+      const stored = await startConversation(conversationId, userId, speaker);
       if (stored === 'speaker-gone') return undefined;
       return conversationAnswer({ id: conversationId, userId, lastSeq: 0, assistantId: speaker });
     },
@@ -144,7 +154,7 @@ export function createConversationService({
           ? { conversationId: credential.conversationId, userId: credential.userId }
           : newBinding(body);
       // No speaker here: a conversation is bound by /token or /token/wss only, never through Direct Line.
-      const created = (await repository.start(binding.conversationId, binding.userId, Date.now())) === true;
+      const created = (await startConversation(binding.conversationId, binding.userId)) === true;
       const row = await conversationFor(credential, binding.conversationId);
       if (speaksForSomeone(credential, row)) await ensureStillSpeaks(row);
       // The streamUrl of a start replays the conversation from its beginning.
@@ -181,6 +191,7 @@ export function createConversationService({
         }),
         asksAgent ? answering.claim() : undefined,
       );
+      metrics.activityReceived(activity.type);
       hub.notify(row.id);
       if (asksAgent) answering.enqueue(row, activity, seq);
       return { id: activity.id };
@@ -227,6 +238,7 @@ export function createConversationService({
         answering.claim(),
         files,
       );
+      metrics.activityReceived(activity.type);
       hub.notify(row.id);
       answering.enqueue(row, activity, seq);
       return { id: activity.id };

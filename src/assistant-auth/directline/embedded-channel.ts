@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Config } from '../../core/config.ts';
 import type { EventBus } from '../../core/events/event-bus.ts';
 import type { ConversationChannel } from '../channel/conversation-channel.ts';
@@ -13,6 +14,7 @@ import {
 } from './conversation-service.ts';
 import type { ChannelCredentials } from './credentials.ts';
 import { createChannelLinks } from './links.ts';
+import { createChannelMetrics } from './metrics.ts';
 import type { DirectLineRepository } from './repository.ts';
 import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamOrigins, type StreamOrigins } from './stream-origins.ts';
@@ -58,6 +60,8 @@ interface EmbeddedDirectLineDependencies {
   logger: Logger;
   /** The service's public address (PUBLIC_BASE_URL or where it listens), read per call. */
   address: () => string;
+  /** The service's /metrics, where the channel adds its own. */
+  registry: Registry;
 }
 
 export function createEmbeddedDirectLine({
@@ -70,13 +74,16 @@ export function createEmbeddedDirectLine({
   events,
   logger,
   address,
+  registry,
 }: EmbeddedDirectLineDependencies): EmbeddedDirectLine {
   const hub = createStreamHub(repository, logger.child({ component: 'directline-stream' }), {
     keepAliveMs: settings.DIRECTLINE_KEEPALIVE_MS,
     events,
   });
+  const metrics = createChannelMetrics(registry, () => hub.open);
   const links = createChannelLinks(address, credentials.fileSignature);
   const answering = createAnsweringWorker({
+    metrics,
     claims: claimRepository,
     hub,
     agents,
@@ -94,6 +101,7 @@ export function createEmbeddedDirectLine({
     links,
     answering,
     speakers,
+    metrics,
   });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });

@@ -15,6 +15,8 @@ export interface StreamHub {
   sendEphemeral(conversationId: string, activity: Activity): void;
   /** Stops listening and the keep-alive, and closes the sockets. */
   close(): void;
+  /** Streams open in this process now. */
+  readonly open: number;
 }
 
 interface Stream {
@@ -105,6 +107,9 @@ export function createStreamHub(
   };
 
   return {
+    get open() {
+      return streams.size;
+    },
     start() {
       if (keepAlive) return;
       unsubscribe = [

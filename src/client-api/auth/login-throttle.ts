@@ -31,13 +31,20 @@ export function createLoginThrottle(
   config: Settings,
   repository: LoginThrottleRepository,
   key: Buffer,
+  onThrottled: (limit: 'address' | 'user') => void = () => {},
 ): LoginThrottle {
   const windowMs = config.LOGIN_FAILURE_WINDOW * 1000;
   let prunedAt = 0;
 
-  async function countOrRefuse(bucket: string, limit: number, now: number): Promise<void> {
+  async function countOrRefuse(
+    bucket: string,
+    limit: number,
+    now: number,
+    which: 'address' | 'user',
+  ): Promise<void> {
     const { failures, windowStart } = await repository.count(bucket, now, windowMs);
     if (failures <= limit) return;
+    onThrottled(which);
     const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
     throw authenticationErrors.LOGIN_THROTTLED(`Too many failed sign-ins; retry in ${retryAfter} seconds.`, {
       headers: { 'retry-after': String(retryAfter) },
@@ -52,8 +59,8 @@ export function createLoginThrottle(
       }
       const address = `address:${keyedHash(key, clientAddress)}`;
       const user = `user:${keyedHash(key, username.trim().toLowerCase())}`;
-      await countOrRefuse(address, config.LOGIN_MAX_FAILURES_PER_ADDRESS, now);
-      await countOrRefuse(user, config.LOGIN_MAX_FAILURES, now);
+      await countOrRefuse(address, config.LOGIN_MAX_FAILURES_PER_ADDRESS, now, 'address');
+      await countOrRefuse(user, config.LOGIN_MAX_FAILURES, now, 'user');
       return {
         async succeeded() {
           await repository.clear(user);

@@ -25,7 +25,12 @@ export interface MailWorkerOptions {
   logger: Logger;
   config: Pick<Config, 'MAIL_POLL_INTERVAL_MS' | 'MAIL_RETRY_BASE_MS' | 'MAIL_MAX_ATTEMPTS'>;
   now?: () => number;
+  /** Told how each delivery attempt ended (for /metrics). */
+  onDelivery?: (outcome: DeliveryOutcome) => void;
 }
+
+/** How one delivery attempt ended: sent, failed and due again later, or failed for good. */
+export type DeliveryOutcome = 'sent' | 'retry' | 'failed';
 
 /** Delay before attempt n+1 after n failed attempts: base · 2^(n-1), capped at an hour. */
 export function retryDelay(baseMs: number, failedAttempts: number): number {
@@ -41,6 +46,7 @@ export function retryDelay(baseMs: number, failedAttempts: number): number {
 export function createMailWorker(options: MailWorkerOptions): MailWorker {
   const { outbox, key, transport, logger, config } = options;
   const now = options.now ?? Date.now;
+  const onDelivery = options.onDelivery ?? (() => {});
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let again = false;
@@ -61,12 +67,14 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
         nextAttemptAt: now() + retryDelay(config.MAIL_RETRY_BASE_MS, attempts),
         lastError: detail,
       });
+      onDelivery(failed ? 'failed' : 'retry');
       const log = { outboxId: row.id, kind: row.kind, attempts, error: detail };
       if (failed) logger.error(log, 'e-mail delivery failed for good; it stays in the outbox');
       else logger.warn(log, 'e-mail delivery failed; will retry');
       return false;
     }
     await outbox.markSent(row.id, attempts, now());
+    onDelivery('sent');
     logger.info({ outboxId: row.id, kind: row.kind, attempts }, 'e-mail delivered');
     return true;
   }

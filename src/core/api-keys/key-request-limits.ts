@@ -17,6 +17,7 @@ const limitVariable = {
 export function withRequestLimits(
   store: ApiKeyStore,
   config: Pick<Config, (typeof limitVariable)[KeyClass] | 'REQUEST_LIMIT_WINDOW'>,
+  onLimited: (keyClass: KeyClass) => void = () => {},
 ): ApiKeyStore {
   const limiters = new Map(
     Object.entries(limitVariable).map(([keyClass, variable]) => [
@@ -29,7 +30,14 @@ export function withRequestLimits(
     ...store,
     async verify(presented) {
       const record = await store.verify(presented);
-      if (record) limiters.get(record.keyClass)?.hit(record.id);
+      if (record) {
+        try {
+          limiters.get(record.keyClass)?.hit(record.id);
+        } catch (refusal) {
+          onLimited(record.keyClass);
+          throw refusal;
+        }
+      }
       return record;
     },
   };

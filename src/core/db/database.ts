@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
-import { type StatementRunner, statementPipeline } from './pipeline.ts';
+import { type StatementPipeline, type StatementRunner, statementPipeline } from './pipeline.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -27,13 +27,32 @@ export interface Database {
    * or the pool when that is 0.
    */
   readonly statements?: StatementRunner;
+  /** The pipelined connections behind `statements`, when DATABASE_PIPELINE_CONNECTIONS is not 0. */
+  readonly pipeline?: StatementPipeline;
   /**
    * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
    * undefined on PostgreSQL, where servers on other hosts could not see it: callers then read the rows.
    */
   changeSignal(name: string): ChangeSignal | undefined;
+  /** What this process has asked of the store, for /metrics: read on scrape, never on the request path. */
+  readonly statistics: StoreStatistics;
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface StoreStatistics {
+  /** Statements this process sent to the store: through Kysely and the hot paths' bound statements. */
+  statements: number;
+}
+
+/** A Kysely whose every statement (and failed statement) counts in `statistics`. */
+function countingKysely(dialect: KyselyDialect, statistics: StoreStatistics): Kysely<CoreTables> {
+  return new Kysely<CoreTables>({
+    dialect,
+    log: () => {
+      statistics.statements++;
+    },
+  });
 }
 
 /** A process that keeps its store open this long gets a checkpointer thread (a short admin command does not). */
@@ -71,7 +90,8 @@ function openSqlite(dataDir: string): Database {
   connection.pragma('busy_timeout = 5000');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  const db = new Kysely<CoreTables>({ dialect: new SqliteDialect({ database: connection }) });
+  const statistics: StoreStatistics = { statements: 0 };
+  const db = countingKysely(new SqliteDialect({ database: connection }), statistics);
   const signals = new Map<string, OpenChangeSignal>();
   let checkpointer: WalCheckpointer | undefined;
   const startCheckpointer = setTimeout(() => {
@@ -92,6 +112,7 @@ function openSqlite(dataDir: string): Database {
       }
       return signal;
     },
+    statistics,
     ping: () => ping(db),
     close: async () => {
       clearTimeout(startCheckpointer);
@@ -113,7 +134,8 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const db = new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) });
+  const statistics: StoreStatistics = { statements: 0 };
+  const db = countingKysely(new PostgresDialect({ pool }), statistics);
   const statements =
     pipelineConnections > 0
       ? statementPipeline({
@@ -130,7 +152,9 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     postgres: pool,
     statements: statements ?? pool,
+    ...(statements ? { pipeline: statements } : {}),
     changeSignal: () => undefined,
+    statistics,
     ping: () => ping(db),
     close: async () => {
       await statements?.close();

@@ -9,6 +9,8 @@ export interface StatementRunner {
 export interface StatementPipeline extends StatementRunner {
   /** Connections open now (for tests and logs); each is opened on first use. */
   readonly connections: number;
+  /** Statements sent and not yet answered, over every connection (for /metrics). */
+  readonly inFlight: number;
   /** Refuses new statements, lets those on the wire finish, then closes the connections. */
   close(): Promise<void>;
 }
@@ -123,6 +125,11 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   return {
     get connections() {
       return lanes.length;
+    },
+    get inFlight() {
+      let sent = 0;
+      for (const lane of lanes) sent += lane.sentAt.length;
+      return sent;
     },
     query<Row extends pg.QueryResultRow>(config: pg.QueryConfig) {
       if (closed) return Promise.reject(new Error(PIPELINE_CLOSED));

@@ -161,11 +161,12 @@ export function bindStatement<Tables, Args extends object, Row>(
   const values = valuesOf<Args>(compiled);
   const viaKysely = async (args: Args) =>
     (await database.db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, values(args)))).rows;
-  const { sqlite, statements } = database;
+  const { sqlite, statements, statistics } = database;
   if (sqlite !== undefined) {
     const prepared = sqlite.prepare<unknown[], Row>(compiled.sql);
     return async (args) => {
       if (sqlite.inTransaction) return viaKysely(args);
+      statistics.statements++;
       if (prepared.reader) return prepared.all(...values(args));
       prepared.run(...values(args));
       return [];
@@ -175,9 +176,13 @@ export function bindStatement<Tables, Args extends object, Row>(
   const { name } = definition;
   const { sql: text, columns } = compiled;
   if (columns === undefined) {
-    return async (args) => (await statements.query({ name, text, values: values(args) })).rows as Row[];
+    return async (args) => {
+      statistics.statements++;
+      return (await statements.query({ name, text, values: values(args) })).rows as Row[];
+    };
   }
   return async (args) => {
+    statistics.statements++;
     const { rows } = await statements.query<{ r: unknown[] }>({ name, text, values: values(args) });
     return rows.map(({ r }) => {
       const row: Record<string, unknown> = {};

@@ -139,8 +139,17 @@ export function toProblem(error: unknown, policy: ProblemPolicy = familyPolicy):
   return { problem: policy.unexpected(), unexpected: true };
 }
 
+const problemType = Symbol('problem type');
+type Answered = FastifyReply & { [problemType]?: string };
+
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
+  (reply as Answered)[problemType] = problem.type;
   return reply.code(problem.status).headers(problem.headers).send(problem.toBody());
+}
+
+/** The type of the family error body the reply was answered with (its first `errors[].type`), if any. */
+export function problemTypeOf(reply: FastifyReply): string | undefined {
+  return (reply as Answered)[problemType];
 }
 
 /**

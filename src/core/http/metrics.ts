@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, type Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, type Histogram, Registry } from 'prom-client';
+import { problemTypeOf } from './error-handler.ts';
 
 export interface ServiceMetrics {
   registry: Registry;
@@ -103,23 +104,44 @@ class DurationHistogram {
   }
 }
 
-/** One registry per service: process metrics plus the request-duration histogram by route template. */
+/**
+ * One registry per service: process metrics, the request-duration histogram by route template, and the
+ * error answers by their type (STORE_UNAVAILABLE, LOGIN_THROTTLED…), counted only when one is sent.
+ */
 export function installMetrics(service: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool refuses them); sum(nodejs_active_handles) etc. say the same.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    registry.removeSingleMetric(name);
   const duration = new DurationHistogram();
   // prom-client types registerMetric by its own four classes; it calls only what DurationHistogram has.
   registry.registerMetric(duration as unknown as Histogram);
+  const problems = new Counter({
+    name: 'sintonia_problem_responses_total',
+    help: 'Answers in the family error body, by their type (errors[0].type: STORE_UNAVAILABLE, RATE_LIMITED…) and status.',
+    labelNames: ['type', 'status_code'],
+    registers: [registry],
+  });
   return {
     registry,
     observe(request, reply) {
+      const { statusCode } = reply;
       duration.observe(
         request.routeOptions.url ?? 'unmatched',
         request.method,
-        reply.statusCode,
+        statusCode,
         reply.elapsedTime / 1000,
       );
+      if (statusCode >= 400) {
+        const type = problemTypeOf(reply);
+        if (type !== undefined) problems.inc({ type, status_code: statusCode });
+      }
     },
   };
 }

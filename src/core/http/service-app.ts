@@ -12,11 +12,10 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import Type from 'typebox';
-import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Core, ServiceName } from '../core.ts';
-import { authErrors, errorBodySchema, httpErrors } from '../errors.ts';
-import { requireApiKey } from './api-key-guard.ts';
+import { errorBodySchema, httpErrors } from '../errors.ts';
 import type { App } from './app.ts';
 import { answerClientError } from './client-errors.ts';
 import { registerDocs } from './docs.ts';
@@ -30,13 +29,14 @@ import { strictBodyValidators } from './validation.ts';
 
 export type { App };
 
-/** A service's composition root: builds its repositories, services and workers, registers its routes. */
-export type ServicePlugin = FastifyPluginAsync<{ core: Core }>;
+/**
+ * A service's composition root: builds its repositories, services and workers, registers its routes.
+ * `metrics` is the service's registry (its /metrics), where the service adds its own metrics.
+ */
+export type ServicePlugin = FastifyPluginAsync<{ core: Core; metrics: Registry }>;
 
 export interface ServiceDefinition {
   name: ServiceName;
-  /** Who may read /metrics: anyone who can reach the port, or any valid API key. */
-  metricsAccess: 'open' | KeyClass[] | 'any';
   /** The service's API document (or a function of the configuration giving it); paths come from the routes' schemas. */
   openapi?: OpenApiSource;
   /**
@@ -181,6 +181,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   app.setErrorHandler(problemHandler());
   app.setNotFoundHandler(notFoundHandler);
   const metrics = installMetrics(service.name);
+  core.metrics.register(metrics.registry);
   // One info line per request, at its end, and the duration histogram, from one hook. The line holds
   // only fields built here (path with query values masked, no headers), so it is written through a
   // logger without redaction: the redaction walk cost ~5 µs per line in the benchmark. A route's own
@@ -256,33 +257,24 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE(message, { errors: failed }));
     },
   );
+  // Open on every service, like the probes: the figures carry no personal data, and who may reach the
+  // port is the network's decision (docs/decisions.md, "/metrics access").
   app.get(
     '/metrics',
     {
-      onRequest: service.metricsAccess === 'open' ? [] : [requireApiKey(core.apiKeys, service.metricsAccess)],
-      schema: withErrors(
-        {
-          summary: 'Prometheus metrics (text exposition format).',
-          tags: ['monitoring'],
-          produces: ['text/plain'],
-          // A string payload of a non-JSON type is sent as it is: the schema only documents it.
-          response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
-        },
-        service.metricsAccess === 'open'
-          ? []
-          : [
-              authErrors.CREDENTIALS_MISSING,
-              authErrors.API_KEY_INVALID,
-              httpErrors.RATE_LIMITED,
-              ...(service.metricsAccess === 'any' ? [] : [authErrors.ACCESS_DENIED]),
-            ],
-      ),
+      schema: {
+        summary: 'Prometheus metrics (text exposition format); open, like the probes.',
+        tags: ['monitoring'],
+        produces: ['text/plain'],
+        // A string payload of a non-JSON type is sent as it is: the schema only documents it.
+        response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
+      },
     },
     async (_request, reply) =>
       reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
 
-  await app.register(service.plugin, { core });
+  await app.register(service.plugin, { core, metrics: metrics.registry });
   if (openapi) {
     serveOpenApiDocument(app, openapi);
     await registerDocs(app, service.name);

@@ -1,0 +1,64 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { scrapeCache } from '../core/metrics/core-metrics.ts';
+import type { OutboxStatus } from './mail/status.ts';
+import type { DeliveryOutcome } from './mail/worker.ts';
+
+/** The store is asked for the outbox's figures at most this often, however often Prometheus scrapes. */
+const OUTBOX_READ_EVERY_MS = 5000;
+
+/** The client API's own metrics (docs/observability.md): the mail outbox and login throttling. */
+export interface ClientApiMetrics {
+  mailDelivery(outcome: DeliveryOutcome): void;
+  /** A sign-in refused by the throttle (429 LOGIN_THROTTLED), by the limit it hit. */
+  loginThrottled(limit: 'address' | 'user'): void;
+}
+
+export function createClientApiMetrics(
+  registry: Registry,
+  outbox: () => Promise<OutboxStatus>,
+): ClientApiMetrics {
+  const deliveries = new Counter({
+    name: 'sintonia_mail_deliveries_total',
+    help: 'Attempts to deliver an outbox e-mail, by outcome: sent, retry (failed, will be tried again) or failed (for good).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const throttled = new Counter({
+    name: 'sintonia_login_throttled_total',
+    help: 'Sign-ins refused by the failed-login throttle (429 LOGIN_THROTTLED), by the limit hit: address or user.',
+    labelNames: ['limit'],
+    registers: [registry],
+  });
+  for (const outcome of ['sent', 'retry', 'failed']) deliveries.inc({ outcome }, 0);
+  for (const limit of ['address', 'user']) throttled.inc({ limit }, 0);
+  const status = scrapeCache(outbox, OUTBOX_READ_EVERY_MS);
+  // While the store does not answer, the gauges keep their last figures (the store's own metrics say why).
+  const read = () => status().catch(() => undefined);
+  new Gauge({
+    name: 'sintonia_mail_outbox_messages',
+    help: 'E-mails in the outbox by status: pending (to be sent) or failed (given up, kept for operators).',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      if (figures === undefined) return;
+      this.set({ status: 'pending' }, figures.pending);
+      this.set({ status: 'failed' }, figures.failed);
+    },
+  });
+  new Gauge({
+    name: 'sintonia_mail_outbox_oldest_pending_age_seconds',
+    help: 'Age of the oldest pending outbox e-mail; 0 when none is pending.',
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      if (figures === undefined) return;
+      const since = figures.oldestPendingSince;
+      this.set(since === null ? 0 : Math.max(0, (Date.now() - Date.parse(since)) / 1000));
+    },
+  });
+  return {
+    mailDelivery: (outcome) => deliveries.inc({ outcome }),
+    loginThrottled: (limit) => throttled.inc({ limit }),
+  };
+}

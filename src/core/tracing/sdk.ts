@@ -1,0 +1,43 @@
+import { register } from 'node:module';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { context, trace } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
+
+/**
+ * The OpenTelemetry Node SDK with the instrumentations of what the family runs on: node:http (the servers),
+ * Fastify (its routes and hooks, through Fastify's own @fastify/otel), undici (fetch: how the services
+ * call each other, with W3C traceparent) and pg. The exporter, sampler, propagators and resource come
+ * from the standard OTEL_* variables, as the SDK reads them.
+ *
+ * The services are ES modules that import `pg` and `fastify`: the import-in-the-middle loader hook,
+ * registered here for the instrumented modules only, lets the instrumentations patch what is imported
+ * after this runs.
+ */
+export async function startSdk(serviceName: string | undefined) {
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  const sdk = new NodeSDK({
+    ...(serviceName ? { serviceName } : {}),
+    instrumentations: [
+      new HttpInstrumentation(),
+      new UndiciInstrumentation(),
+      new PgInstrumentation(),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+    ],
+  });
+  sdk.start();
+  await waitForAllMessagesAcknowledged();
+  return {
+    traceFields() {
+      const span = trace.getSpan(context.active());
+      if (span === undefined) return undefined;
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}`.slice(-2) };
+    },
+    shutdown: () => sdk.shutdown(),
+  };
+}

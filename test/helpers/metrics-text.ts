@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+
+/** A service's /metrics, as Prometheus reads it. */
+export async function scrape(serviceUrl: string): Promise<string> {
+  const response = await fetch(`${serviceUrl}/metrics`);
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  return response.text();
+}
+
+/**
+ * The sum of the samples of `name` whose labels include `labels` (undefined when there is none): what
+ * `sum(name{labels})` would say of this one scrape.
+ */
+export function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  let sum: number | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || !line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [
+        pair[1],
+        pair[2],
+      ]),
+    );
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) {
+      sum = (sum ?? 0) + Number(match[3]);
+    }
+  }
+  return sum;
+}
+
+/** `promtool check metrics` on a scrape: what it complains of ('' when the exposition is clean). */
+export function promtoolCheck(text: string): string {
+  const run = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (run.error) throw run.error;
+  return `${run.stdout}${run.stderr}`.trim() + (run.status === 0 ? '' : `\n(exit ${run.status})`);
+}

@@ -19,6 +19,7 @@ export function clientApiRetentionRules(
       table: 'sessions',
       key: ['id'],
       keepSeconds: config.SESSION_RETENTION,
+      column: 'closed_at',
       expired: (cutoff) => sql`${ref('closed_at')} < ${cutoff}`,
     },
     {
@@ -27,6 +28,7 @@ export function clientApiRetentionRules(
       table: 'sessions',
       key: ['id'],
       keepSeconds: config.SESSION_RETENTION,
+      column: 'refresh_expires_at',
       expired: (cutoff) => sql`${ref('refresh_expires_at')} < ${cutoff}`,
     },
     {
@@ -34,6 +36,7 @@ export function clientApiRetentionRules(
       table: 'mail_outbox',
       key: ['id'],
       keepSeconds: config.OUTBOX_RETENTION,
+      column: 'created_at',
       expired: (cutoff) => sql`${ref('created_at')} < ${cutoff} and ${ref('status')} <> 'pending'`,
     },
     {
@@ -41,6 +44,7 @@ export function clientApiRetentionRules(
       table: 'registration_requests',
       key: ['id'],
       keepSeconds: config.REGISTRATION_RETENTION,
+      column: 'created_at',
       expired: (cutoff) => sql`${ref('created_at')} < ${cutoff}`,
     },
     {
@@ -48,6 +52,7 @@ export function clientApiRetentionRules(
       table: 'ad_contacts',
       key: ['id'],
       keepSeconds: config.AD_CONTACT_RETENTION,
+      column: 'created_at',
       expired: (cutoff) => sql`${ref('created_at')} < ${cutoff}`,
     },
   ];

@@ -18,6 +18,8 @@ export interface RetentionRule {
   readonly key: readonly string[];
   /** How long a row is kept once the condition's clock starts, in seconds; 0 keeps the rows forever. */
   readonly keepSeconds: number;
+  /** The indexed time column the rule reads: a batch takes the oldest rows first, in its order. */
+  readonly column: string;
   /** The rows past retention at `cutoff` (epoch ms); an index must back it (test/core/statement-plans). */
   readonly expired: (cutoff: number) => RawBuilder<unknown>;
 }
@@ -35,6 +37,7 @@ export function coreRetentionRules(config: Pick<Config, 'AUDIT_RETENTION'>): Ret
       table: 'audit_log',
       key: ['id'],
       keepSeconds: config.AUDIT_RETENTION,
+      column: 'at',
       expired: (cutoff) => sql`${sql.ref('at')} < ${cutoff}`,
     },
   ];
@@ -42,7 +45,9 @@ export function coreRetentionRules(config: Pick<Config, 'AUDIT_RETENTION'>): Ret
 
 /**
  * One batch of a rule: at most `limit` rows, chosen through the rule's index and deleted by key in one
- * short statement, so no lock is held longer than one batch takes. Answers how many went.
+ * short statement, so no lock is held longer than one batch takes. Answers how many went. The oldest go
+ * first: ordered by the indexed column, PostgreSQL walks that index; without the order it may choose to
+ * read the table until it finds `limit` rows, which is the whole table when few are old.
  */
 export async function removeBatch(
   database: Database,
@@ -51,11 +56,16 @@ export async function removeBatch(
   limit: number,
 ): Promise<number> {
   const keys = sql.join(rule.key.map((column) => sql.ref(column)));
+  const table = sql.table(rule.table);
+  const batch = sql`select ${keys} from ${table} where ${rule.expired(cutoff)} order by ${sql.ref(rule.column)} limit ${sql.lit(limit)}`;
+  // PostgreSQL: `= any(array(…))` takes the batch first and deletes its rows by key through the primary key;
+  // with `in (…)` the planner may hash the batch against a read of the whole table.
+  const single = rule.key.length === 1 && database.dialect === 'postgres';
   const target = rule.key.length === 1 ? keys : sql`(${keys})`;
-  const result =
-    await sql`delete from ${sql.table(rule.table)} where ${target} in (select ${keys} from ${sql.table(rule.table)} where ${rule.expired(cutoff)} limit ${sql.lit(limit)})`.execute(
-      database.db,
-    );
+  const result = await (single
+    ? sql`delete from ${table} where ${keys} = any(array(${batch}))`
+    : sql`delete from ${table} where ${target} in (${batch})`
+  ).execute(database.db);
   return Number(result.numAffectedRows ?? 0n);
 }
 

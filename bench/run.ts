@@ -218,6 +218,7 @@ if (values.scale !== undefined) {
     durationSeconds: settings.http.durationSeconds,
     requestsPerPlan: settings.http.requestsPerPlan,
     pgbenchSeconds: number(values.pgbench, quick ? 1 : 10),
+    only: settings.http.only,
     out: values.out,
   });
   process.exit(process.exitCode ?? 0);

@@ -31,6 +31,8 @@ export interface ScaleSettings {
   pgbenchSeconds: number;
   /** Connections pgbench opens: as many as our process gives the hot statements. */
   pgbenchConnections: number;
+  /** `--paths`: words of the paths to keep (the smoke test loads one); default the three. */
+  only?: string[];
 }
 
 export interface ScaleRun {
@@ -86,7 +88,7 @@ export async function runScaleBench(
       warmupSeconds: settings.warmupSeconds,
       durationSeconds: settings.durationSeconds,
       requestsPerPlan: settings.requestsPerPlan,
-      only: paths,
+      only: settings.only ?? paths,
       formats: ['json'],
       label: `${store.label} ${factor}×`,
     });
@@ -203,6 +205,7 @@ export interface ScaleCommand {
   durationSeconds: number;
   requestsPerPlan: number;
   pgbenchSeconds: number;
+  only?: string[];
   out: string | undefined;
 }
 

@@ -219,6 +219,7 @@ if (values.scale !== undefined) {
     requestsPerPlan: settings.http.requestsPerPlan,
     pgbenchSeconds: number(values.pgbench, quick ? 1 : 10),
     only: settings.http.only,
+    rounds: settings.http.rounds,
     out: values.out,
   });
   process.exit(process.exitCode ?? 0);

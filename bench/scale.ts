@@ -33,6 +33,8 @@ export interface ScaleSettings {
   pgbenchConnections: number;
   /** `--paths`: words of the paths to keep (the smoke test loads one); default the three. */
   only?: string[];
+  /** `--rounds`: each path's median round is reported. */
+  rounds: number;
 }
 
 export interface ScaleRun {
@@ -83,7 +85,7 @@ export async function runScaleBench(
     const runDir = join(dir, `scale-${factor}`);
     mkdirSync(runDir, { recursive: true });
     const results = await runHttpBench([target], dataset, runDir, {
-      rounds: 1,
+      rounds: settings.rounds,
       connections: settings.connections,
       warmupSeconds: settings.warmupSeconds,
       durationSeconds: settings.durationSeconds,
@@ -206,6 +208,7 @@ export interface ScaleCommand {
   requestsPerPlan: number;
   pgbenchSeconds: number;
   only?: string[];
+  rounds: number;
   out: string | undefined;
 }
 

@@ -2,7 +2,7 @@
  * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
  * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--all-formats]
  * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--bare-pipelined]
- * [--tracing] [--out FILE]`
+ * [--tracing] [--out FILE]`, or `npm run bench -- --scale N [--pgbench S]` for the data set at 1× and N× (bench/scale.ts)
  *
  * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
  * machine's binaries, or on the cluster `--database-url` names):
@@ -67,6 +67,8 @@ const { values } = parseArgs({
     pin: { type: 'boolean', default: false },
     'bare-pipelined': { type: 'boolean', default: false },
     tracing: { type: 'boolean', default: false },
+    scale: { type: 'string' },
+    pgbench: { type: 'string' },
   },
 });
 
@@ -206,6 +208,27 @@ function gitCommit(): string {
   } catch {
     return 'unknown';
   }
+}
+
+// --scale N: the read, save and device list at 1× and N× data, and pgbench's ceiling (bench/scale.ts).
+if (values.scale !== undefined) {
+  const { scaleCommand } = await import('./scale.ts');
+  await scaleCommand({
+    factor: Number(values.scale),
+    quick,
+    databases,
+    databaseUrl: values['database-url'],
+    pool: poolSetting(),
+    connections: settings.http.connections,
+    warmupSeconds: settings.http.warmupSeconds,
+    durationSeconds: settings.http.durationSeconds,
+    requestsPerPlan: settings.http.requestsPerPlan,
+    pgbenchSeconds: number(values.pgbench, quick ? 1 : 10),
+    only: settings.http.only,
+    rounds: settings.http.rounds,
+    out: values.out,
+  });
+  process.exit(process.exitCode ?? 0);
 }
 
 const started = Date.now();

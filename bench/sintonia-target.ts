@@ -46,9 +46,9 @@ function accessTokenOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** The signed-in users authenticate once through the real route (scrypt and all), a few at a time. */
+/** The signed-in users authenticate once through the real route (scrypt and all), a few at a time; tokens by user index. */
 async function authenticateAll(dataset: Dataset, url: string): Promise<string[]> {
-  const tokens: string[] = new Array(dataset.keys.users.length);
+  const tokens: string[] = [];
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < dataset.keys.users.length; index = next++) {
@@ -63,25 +63,34 @@ async function authenticateAll(dataset: Dataset, url: string): Promise<string[]>
       const token = accessTokenOf(body);
       if (response.status !== 200 || !token)
         throw new Error(`authenticate ${user.email}: ${response.status} ${JSON.stringify(body)}`);
-      tokens[index] = token;
+      tokens[user.index] = token;
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
   return tokens;
 }
 
-/** The real client-api on the bench's store: the embedded one, or a database of its own in the cluster. */
-export function sintoniaTarget(store: BenchStore, pool: PoolSetting): Target {
+/** Seeds the store the environment names with the data set; answers each user's userHash (by index). */
+export type SintoniaSeeder = (env: Record<string, string>, dataset: Dataset) => Promise<string[]>;
+
+/**
+ * The real client-api on the bench's store: the embedded one, or a database of its own in the cluster.
+ * `seed` fills it (the scale run, bench/scale.ts, passes its own); `onDatabase` hears the database's URL.
+ */
+export function sintoniaTarget(
+  store: BenchStore,
+  pool: PoolSetting,
+  seed: SintoniaSeeder = seedSintonia,
+  onDatabase: (url: string) => void = () => {},
+): Target {
   let userHashes: string[] = [];
   let databaseUrl = '';
   return {
     name: 'sintonia',
     async seed(dataset, dir) {
       if (store.kind === 'postgres') databaseUrl = await store.createDatabase('bench_sintonia');
-      userHashes = await seedSintonia(
-        { ...environment(dir, databaseUrl, pool), LOG_LEVEL: 'silent' },
-        dataset,
-      );
+      onDatabase(databaseUrl);
+      userHashes = await seed({ ...environment(dir, databaseUrl, pool), LOG_LEVEL: 'silent' }, dataset);
     },
     server(dir, port) {
       return {
@@ -101,7 +110,7 @@ export function sintoniaTarget(store: BenchStore, pool: PoolSetting): Target {
       const started = Date.now();
       const tokens = await authenticateAll(dataset, url);
       process.stderr.write(
-        `[bench] sintonia: ${tokens.length} users authenticated in ${Date.now() - started} ms\n`,
+        `[bench] sintonia: ${dataset.keys.users.length} users authenticated in ${Date.now() - started} ms\n`,
       );
       const auth = (user: number) => `Bearer ${tokens[user] ?? ''}`;
       const hash = (user: number) => userHashes[user] ?? '';

@@ -1,6 +1,8 @@
 import { Registry } from 'prom-client';
 import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
+import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
+import { periodic } from '../core/periodic.ts';
 import { createAccess } from './access.ts';
 import type { Audit } from './audit.ts';
 import { createCallbackParams, gatewayCallbackKey } from './callbacks/callback-param.ts';
@@ -13,7 +15,6 @@ import { createAnswerClaimRepository } from './directline/answer-claims.ts';
 import { channelKeys, createChannelCredentials } from './directline/credentials.ts';
 import { createEmbeddedDirectLine } from './directline/embedded-channel.ts';
 import { createDirectLineRepository } from './directline/repository.ts';
-import { periodic } from './periodic.ts';
 import { type AssistantSigner, createAssistantSigner } from './signing/signer.ts';
 import { createSigningKeyRepository } from './signing/signing-key-repository.ts';
 import { createSigningKeys, signingKeysSecret } from './signing/signing-keys.ts';
@@ -137,6 +138,13 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
         }
       : undefined,
     userPurge,
+    /** The audit log's retention (the same rule client-api's job runs: either service may run alone). */
+    retention: retentionJob(
+      core.database,
+      coreRetentionRules(config),
+      config,
+      logger.child({ component: 'retention' }),
+    ),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import type { Core } from '../core/core.ts';
+import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
 import { USER_HASH_KEY_PURPOSE } from './accounts/user-hash.ts';
@@ -29,6 +30,7 @@ import { createRatingRepository } from './ratings/repository.ts';
 import { createRatingService } from './ratings/service.ts';
 import { createRegistrationRepository } from './registration/repository.ts';
 import { createRegistrationService } from './registration/service.ts';
+import { clientApiRetentionRules } from './retention.ts';
 import { createSessionRepository } from './sessions/repository.ts';
 import { createSessionService } from './sessions/service.ts';
 import { createSubscriptionRepository } from './subscriptions/repository.ts';
@@ -39,7 +41,7 @@ import { createUserService } from './users/service.ts';
 /**
  * The client API's one composition root: every repository, service, guard and worker, built once per
  * app (service.ts) or per admin command. Routes receive what this returns and build nothing.
- * The mail worker is built here but started and stopped by the service plugin.
+ * The mail worker and the retention job are built here but started and stopped by the service plugin.
  */
 export function composeClientApi(core: Core, registry: Registry = new Registry()) {
   const { config, database } = core;
@@ -68,6 +70,12 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     repositories,
     signingKeys,
     mailWorker,
+    retention: retentionJob(
+      database,
+      [...coreRetentionRules(config), ...clientApiRetentionRules(config)],
+      config,
+      core.logger.child({ component: 'retention' }),
+    ),
     guards: createGuards({
       keys: signingKeys,
       apiKeys: core.apiKeys,

@@ -5,6 +5,7 @@ import { agentsVariables } from './config/agents.ts';
 import { assistantAuthVariables } from './config/assistant-auth.ts';
 import { clientApiVariables } from './config/client-api.ts';
 import { familyVariables } from './config/family.ts';
+import { retentionVariables } from './config/retention.ts';
 
 /**
  * Every environment variable of the family, in one schema: the type, the defaults, the validation and
@@ -16,6 +17,7 @@ export const configSchema = Type.Object({
   ...clientApiVariables,
   ...assistantAuthVariables,
   ...agentsVariables,
+  ...retentionVariables,
 });
 
 export type Config = Static<typeof configSchema>;

@@ -111,7 +111,8 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
       const transcript = await chat.transcript();
       assert.deepEqual(
         transcript.map((entry) => entry.from),
-        ['user', 'bot', 'user', 'bot'],
+        // The page's greeting, once, then each question and its answer.
+        ['bot', 'user', 'bot', 'user', 'bot'],
         `no message lost or shown twice: ${JSON.stringify(transcript)}`,
       );
       assert.equal(chat.socketsOpened(), 2);

@@ -19,6 +19,7 @@ export function defaultAgents(core: Core): Agent[] {
   const accounts: AccountAccess = {
     client: createAccountClient({ config, serviceUrl: (name) => core.serviceUrl(name) }),
     confirmations: createConfirmations({ database: core.database, key: (purpose) => core.key(purpose) }),
+    limits: { maxDevicesPerAccount: config.MAX_DEVICES_PER_ACCOUNT },
   };
   return [
     createAssistantAgent(

@@ -28,7 +28,9 @@ const SYSTEM_PROMPT =
 const TOOLS_PROMPT =
   ' The person is signed in: use the tools to look at or change the devices of their account. A change ' +
   'is only asked for by a tool; the person confirms it with a yes, outside your reach. When a tool says a ' +
-  'device name fits several devices or none, ask which one they mean.';
+  'device name fits several devices or none, ask which one they mean. The tools also tell what they were ' +
+  'watching and where they stopped (content ids and positions in seconds), how many more devices fit, and ' +
+  'sign out everywhere. A device signed out is not disabled: say which.';
 
 /** Said to the model whenever a turn may quote account data: such answers are shown as plain text. */
 const PLAIN_TEXT_PROMPT = ' Write plain text without markdown: your answer is shown exactly as written.';
@@ -115,7 +117,7 @@ export function createChatAgent(
         ],
       };
     }
-    const tools = createAccountTools(linked.session, accounts.confirmations, owner);
+    const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts.limits);
     if (request?.kind === 'yes')
       return { ...base, messages: [], settled: say(await tools.confirm(), language) };
     // Anything else than a yes or no cancels what was waiting for one.

@@ -4,6 +4,7 @@ import { type Agent, createAgentRegistry } from './agent.ts';
 import { createAssistantAgent } from './assistant/assistant-agent.ts';
 import { AGENTS_AUDIENCE, requireAgentCaller } from './auth.ts';
 import { createChatAgent } from './chat/chat-agent.ts';
+import { createChatHistory } from './chat/history.ts';
 import { configuredModelClient } from './chat/model-client.ts';
 import type { AgentsServer } from './routes.ts';
 import { createAccountClient } from './tools/account-client.ts';
@@ -29,7 +30,16 @@ export function defaultAgents(core: Core): Agent[] {
       },
       accounts,
     ),
-    createChatAgent(modelClient, config.MODEL_NAME, accounts),
+    createChatAgent(
+      modelClient,
+      config.MODEL_NAME,
+      accounts,
+      createChatHistory({
+        database: core.database,
+        key: (purpose) => core.key(purpose),
+        budgetTokens: config.CHAT_HISTORY_TOKENS,
+      }),
+    ),
   ];
 }
 

@@ -12,7 +12,7 @@ import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
 
 /** What the assistant agent answers, as Web Chat shows it (typographic apostrophes included). */
 const GREETING = /Sintonia assistant\. I can help with what.s on/;
-const HELP = /record programmes, continue watching and manage your devices/;
+const HELP = /check what's on and record programmes. Once you sign in/;
 const THANKS = /You.re welcome!/;
 const FILE_AND_HELP = /I received your file notes\.txt \(22 bytes\)[\s\S]*record programmes/;
 

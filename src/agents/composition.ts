@@ -5,6 +5,7 @@ import { type Agent, createAgentRegistry } from './agent.ts';
 import { createAssistantAgent } from './assistant/assistant-agent.ts';
 import { AGENTS_AUDIENCE, requireAgentCaller } from './auth.ts';
 import { createChatAgent } from './chat/chat-agent.ts';
+import { createChatHistory } from './chat/history.ts';
 import { configuredModelClient } from './chat/model-client.ts';
 import { type AgentMetrics, countedAgent, createAgentMetrics, uncounted } from './metrics.ts';
 import type { AgentsServer } from './routes.ts';
@@ -26,6 +27,7 @@ export function defaultAgents(core: Core, metrics: AgentMetrics = uncounted): Ag
       metrics.confirmation,
     ),
     metrics,
+    limits: { maxDevicesPerAccount: config.MAX_DEVICES_PER_ACCOUNT },
   };
   return [
     createAssistantAgent(
@@ -35,7 +37,16 @@ export function defaultAgents(core: Core, metrics: AgentMetrics = uncounted): Ag
       },
       accounts,
     ),
-    createChatAgent(modelClient, config.MODEL_NAME, accounts),
+    createChatAgent(
+      modelClient,
+      config.MODEL_NAME,
+      accounts,
+      createChatHistory({
+        database: core.database,
+        key: (purpose) => core.key(purpose),
+        budgetTokens: config.CHAT_HISTORY_TOKENS,
+      }),
+    ),
   ];
 }
 

@@ -1,4 +1,11 @@
-import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../core/db/table-columns.ts';
+import {
+  bigint,
+  integer,
+  nullable,
+  type SchemaColumns,
+  type TableTypes,
+  text,
+} from '../core/db/table-columns.ts';
 
 /** Tables of the agents server (migration 20261123200003_agent-confirmations). Times are epoch milliseconds. */
 export const agentColumns = {
@@ -16,6 +23,21 @@ export const agentColumns = {
     expires_at: bigint(),
     /** When it was confirmed or cancelled; a settled request never runs again. */
     settled_at: nullable(bigint()),
+  },
+  /** The chat agent's memory (migration 20261125120000_agent-chat-history): each turn's messages. */
+  agent_chat_history: {
+    id: text(),
+    /** Keyed hash of the conversation and its speaker: another person's conversation is never read. */
+    owner_hash: text(),
+    /** The turn a message belongs to: a turn is remembered whole or not at all. */
+    turn_id: text(),
+    /** The message's place in its turn. */
+    position: integer(),
+    /** The chat-completions message as JSON (user, assistant with its tool calls, tool result). */
+    message: text(),
+    /** Its size as the history budget counts it (CHAT_HISTORY_TOKENS). */
+    tokens: integer(),
+    created_at: bigint(),
   },
 } as const satisfies SchemaColumns;
 

@@ -16,8 +16,10 @@ export const delegationScopes = [
   'devices:read',
   /** Rename, enable or disable a device. */
   'devices:write',
-  /** Close a device's sessions (sign it out). */
+  /** Close a device's sessions (sign it out), or every session of the account (sign out everywhere). */
   'sessions:write',
+  /** Read the account user's playback positions (continue watching, where was I). */
+  'bookmarks:read',
 ] as const;
 export type DelegationScope = (typeof delegationScopes)[number];
 

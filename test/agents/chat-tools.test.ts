@@ -131,7 +131,17 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       >;
       assert.deepEqual(
         first?.body.tools?.map((tool) => tool.function.name),
-        ['list_devices', 'whats_playing', 'rename_device', 'set_device_enabled', 'sign_out_device'],
+        [
+          'list_devices',
+          'whats_playing',
+          'rename_device',
+          'set_device_enabled',
+          'sign_out_device',
+          'continue_watching',
+          'where_was_i',
+          'device_limit',
+          'sign_out_everywhere',
+        ],
       );
       const messages = second?.body.messages as Array<{
         role: string;

@@ -56,12 +56,12 @@ describe('the rule-based assistant says what a person or a device controls word 
     const listed = await assistant.invoke(personTurn('what devices do I have?'));
     assert.equal(
       listed.output,
-      `You have 2 devices: ${HOSTILE} (enabled, playing now) and Living room (disabled).`,
+      `You have 2 devices: ${HOSTILE} (enabled, signed in, playing now) and Living room (disabled, signed out).`,
     );
     const spanish = await assistant.invoke(personTurn('¿qué dispositivos tengo?'));
     assert.equal(
       spanish.output,
-      `Tienes 2 dispositivos: ${HOSTILE} (activo, reproduciendo ahora) y Living room (desactivado).`,
+      `Tienes 2 dispositivos: ${HOSTILE} (activo, sesión iniciada, reproduciendo ahora) y Living room (desactivado, sesión cerrada).`,
     );
     const playing = await assistant.invoke(personTurn("what's playing?"));
     assert.equal(playing.output, `Playing now on: ${HOSTILE}.`);

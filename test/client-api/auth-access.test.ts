@@ -20,6 +20,8 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
   { method: 'GET', path: '/accounts/{accountNumber}/devices', access: 'account' },
   { method: 'DELETE', path: '/accounts/{accountNumber}/devices', access: 'account' },
   { method: 'GET', path: '/accounts/{accountNumber}/devices/playing', access: 'account' },
+  { method: 'GET', path: '/accounts/{accountNumber}/devices/signed-in', access: 'account' },
+  { method: 'GET', path: '/accounts/{accountNumber}/bookmarks', access: 'account' },
   { method: 'GET', path: '/accounts/{accountNumber}/devices/{mediaPlayerId}', access: 'account' },
   { method: 'DELETE', path: '/accounts/{accountNumber}/devices/{mediaPlayerId}', access: 'account' },
   {

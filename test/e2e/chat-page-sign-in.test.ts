@@ -58,7 +58,7 @@ describe('the chat page in Chromium: signed in, the assistant acts on the person
       await page.fill('#sign-in input[name="username"]', 'ana@example.test');
       await page.fill('#sign-in input[name="password"]', 'not the password');
       await page.click('#sign-in button[type="submit"]');
-      await page.getByText('The user name or password is not right.').waitFor({ timeout: 30_000 });
+      await page.getByText('That e-mail or password is not right.').waitFor({ timeout: 30_000 });
       chat.problems.length = 0; // the 401 of the wrong password is what this step expected
 
       await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);

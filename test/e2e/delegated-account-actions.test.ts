@@ -146,15 +146,34 @@ describe('delegated account actions', () => {
       token: readOnly,
     });
     assert.equal(signOut.status, 403);
-    // Operations outside the tools: sessions of the whole account, the user, device deletion.
+    // Each scope opens its own operations only: no bookmarks nor sign-out-everywhere with devices:read.
     for (const [method, path] of [
+      ['GET', `${account}/bookmarks`],
       ['DELETE', `${account}/sessions`],
+    ] as const) {
+      const answer = await call(path, { method, token: readOnly });
+      assert.equal(answer.status, 403, `${method} ${path} with devices:read`);
+      assert.equal(errorType(answer), 'ACCESS_DENIED');
+    }
+    assert.equal((await call(`${account}/devices/signed-in`, { token: readOnly })).status, 200);
+    const bookmarksOnly = await delegation(home.assistantId, ['bookmarks:read']);
+    const recent = await call(`${account}/bookmarks?limit=5`, { token: bookmarksOnly });
+    assert.equal(recent.status, 200, JSON.stringify(recent.body));
+    assert.deepEqual(recent.body, []);
+    assert.equal((await call(`${account}/devices`, { token: bookmarksOnly })).status, 403);
+    // Operations outside the tools: the user, device deletion.
+    for (const [method, path] of [
       ['GET', `${account}/userHash`],
       ['DELETE', `${account}/devices/DLG-2001-liv`],
     ] as const) {
       const answer = await call(path, { method, token });
       assert.equal(answer.status, 403, `${method} ${path}`);
     }
+    // Sign out everywhere (sessions:write): every device's token is refused from then on.
+    const everywhere = await call(`${account}/sessions`, { method: 'DELETE', token });
+    assert.equal(everywhere.status, 204);
+    assert.equal((await call(`${account}/devices`, { token: home.devices.living })).status, 401);
+    assert.equal((await call(`${account}/devices/signed-in`, { token })).body?.toString(), '');
   });
 
   it('refuses tampered, expired, wrong-audience and unknown-key tokens with 401', async () => {
@@ -264,12 +283,13 @@ describe('delegated tokens when the assistant’s keys cannot be fetched', () =>
       const list = document.paths['/accounts/{accountNumber}/devices']?.get;
       assert.equal(list?.['x-delegated-scope'], 'devices:read');
       assert.ok(list?.responses['502'], 'the device list documents 502');
+      // Sign out everywhere is the person's to ask for (after a confirmation), with sessions:write.
       const teardown = document.paths['/accounts/{accountNumber}/sessions']?.delete;
-      assert.equal(
-        teardown?.['x-delegated-scope'],
-        undefined,
-        'an account-wide teardown takes no delegated token',
-      );
+      assert.equal(teardown?.['x-delegated-scope'], 'sessions:write');
+      const deletion = document.paths['/accounts/{accountNumber}/devices/{mediaPlayerId}']?.delete;
+      assert.equal(deletion?.['x-delegated-scope'], undefined, 'deleting a device takes no delegated token');
+      const recent = document.paths['/accounts/{accountNumber}/bookmarks']?.get;
+      assert.equal(recent?.['x-delegated-scope'], 'bookmarks:read');
     } finally {
       await close();
     }

@@ -12,7 +12,7 @@ import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
 
 /** What the assistant agent answers, as Web Chat shows it (typographic apostrophes included). */
 const GREETING = /Sintonia assistant\. I can help with what.s on/;
-const HELP = /record programmes, continue watching and manage your devices/;
+const HELP = /check what's on and record programmes. Once you sign in/;
 const THANKS = /You.re welcome!/;
 const FILE_AND_HELP = /I received your file notes\.txt \(22 bytes\)[\s\S]*record programmes/;
 
@@ -111,7 +111,8 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
       const transcript = await chat.transcript();
       assert.deepEqual(
         transcript.map((entry) => entry.from),
-        ['user', 'bot', 'user', 'bot'],
+        // The page's greeting, once, then each question and its answer.
+        ['bot', 'user', 'bot', 'user', 'bot'],
         `no message lost or shown twice: ${JSON.stringify(transcript)}`,
       );
       assert.equal(chat.socketsOpened(), 2);

@@ -50,9 +50,17 @@ const TRACK_SOCKETS = `(() => {
 export async function openWebChatPage(
   browser: Browser,
   serviceUrl: string,
-  options: { transport?: 'websocket' | 'polling' } = {},
+  options: {
+    transport?: 'websocket' | 'polling';
+    viewport?: { width: number; height: number };
+    /** The browser's language (navigator.language), which the page speaks. */
+    locale?: string;
+  } = {},
 ): Promise<WebChatPage> {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 760 }, locale: 'en-US' });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1000, height: 760 },
+    locale: options.locale ?? 'en-US',
+  });
   const page = await context.newPage();
   let sockets = 0;
   await page.addInitScript(TRACK_SOCKETS);
@@ -74,8 +82,9 @@ export async function openWebChatPage(
     problems,
     socketsOpened: () => sockets,
     async connected() {
+      // Web Chat says it in the page's language (English or Spanish here).
       await page
-        .getByText('Connectivity Status: Connected', { exact: true })
+        .getByText(/^(Connectivity Status: Connected|Estado de conexión: Conectado)$/)
         .waitFor({ state: 'attached', timeout: 30_000 });
     },
     async send(text) {

@@ -51,8 +51,12 @@ describe('bookmark saves: whose account', () => {
       written.push(row);
       return row;
     },
+    recent: async () => [],
   };
-  const accounts = { findByUserHash: async (hash: string) => (hash === 'hash-2' ? account : undefined) };
+  const accounts = {
+    findByUserHash: async (hash: string) => (hash === 'hash-2' ? account : undefined),
+    find: async () => undefined,
+  };
   const service = createBookmarkService(repository, accounts, async () => {});
   const save = (deviceId: string, userHash: string): BookmarkSave => ({
     userHash,

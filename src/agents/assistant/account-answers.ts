@@ -1,6 +1,7 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
 import { andList, type Language, orList } from './language.ts';
+import { deviceStates, everywhereDone, everywhereWords, sayWatching } from './watching-answers.ts';
 
 /** An account answer in the person's language (Spanish or English), with its buttons, if any. */
 export interface SaidAnswer {
@@ -9,6 +10,7 @@ export interface SaidAnswer {
 }
 
 function actionWords(action: ConfirmableAction, language: Language): string {
+  if (action.tool === 'sign_out_everywhere') return everywhereWords(language);
   const device = `«${action.deviceName}»`;
   switch (action.tool) {
     case 'rename_device':
@@ -27,6 +29,7 @@ function actionWords(action: ConfirmableAction, language: Language): string {
 }
 
 function doneWords(action: ConfirmableAction, language: Language): string {
+  if (action.tool === 'sign_out_everywhere') return everywhereDone(language);
   const device = `«${action.deviceName}»`;
   switch (action.tool) {
     case 'rename_device':
@@ -73,13 +76,9 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
     case 'devices': {
       if (result.devices.length === 0)
         return { output: es ? 'No tienes dispositivos registrados.' : 'You have no registered devices.' };
-      const described = result.devices.map((device) => {
-        const state = [
-          device.enabled ? (es ? 'activo' : 'enabled') : es ? 'desactivado' : 'disabled',
-          ...(device.playing ? [es ? 'reproduciendo ahora' : 'playing now'] : []),
-        ];
-        return `${device.name} (${state.join(', ')})`;
-      });
+      const described = result.devices.map(
+        (device) => `${device.name} (${deviceStates(device, language).join(', ')})`,
+      );
       const count = result.devices.length;
       return {
         output: es
@@ -135,6 +134,10 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
           ? 'No hay nada pendiente de confirmar (las confirmaciones caducan a los 2 minutos). Pídemelo de nuevo.'
           : 'There is nothing waiting for your confirmation (confirmations expire after 2 minutes). Ask me again.',
       };
+    case 'continue_watching':
+    case 'position':
+    case 'device_limit':
+      return { output: sayWatching(result, language) };
     case 'invalid_arguments':
     case 'unknown_tool':
       return {
@@ -150,8 +153,8 @@ export function linkFirst(language: Language): SaidAnswer {
   return {
     output:
       language === 'es'
-        ? 'Para consultar o cambiar tus dispositivos necesito que vincules tu cuenta de Sintonia: inicia sesión con tu cuenta en el canal donde hablas conmigo (vinculación de cuenta) y vuelve a preguntarme.'
-        : 'To look at or change your devices I need your Sintonia account linked: sign in with your Sintonia account in the channel where you talk to me (account linking), then ask me again.',
+        ? 'Para consultar o cambiar tu cuenta (tus dispositivos, lo que estabas viendo) necesito que vincules tu cuenta de Sintonia: inicia sesión con tu cuenta en el canal donde hablas conmigo y vuelve a preguntarme.'
+        : 'To look at or change your account (your devices, what you were watching) I need your Sintonia account linked: sign in with your Sintonia account in the channel where you talk to me, then ask me again.',
   };
 }
 

@@ -1,3 +1,5 @@
+import { watchingRequestOf } from './watching-intents.ts';
+
 /**
  * What a person asks about their own account, in Spanish or English, as a call of the account tools
  * (account-answers.ts says the results back). Device names are whatever follows the verb; the tools
@@ -80,6 +82,8 @@ const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): Accoun
 
 /** The account request in what the person said, if there is one. */
 export function accountRequestOf(input: string): AccountRequest | undefined {
+  const watching = watchingRequestOf(input);
+  if (watching) return watching;
   for (const { pattern, request } of patterns) {
     const match = pattern.exec(input);
     if (match) return request(match);

@@ -59,12 +59,21 @@ const intents: Intent[] = [
         : "Sintonia remembers where you stopped in each title: open 'Continue watching' on any device of your account to pick up from there.",
   },
   {
+    name: 'cannot',
+    pattern:
+      /(password|contrase[nñ]a|\bpay\b|payment|\bbill|invoice|factura|\bpag(o|ar)\b|subscription|suscripci[oó]n|\bplan\b|contratar|darme de baja|cancel my)/i,
+    answer: (language) =>
+      language === 'es'
+        ? 'Eso no puedo hacerlo aquí: no cambio contraseñas, pagos, facturas ni suscripciones. Para eso entra en «Mi cuenta» en la app o llama a atención al cliente. Sí puedo decirte qué dispositivos tienes, cerrar su sesión, decirte qué estabas viendo y cuántos dispositivos más caben.'
+        : "I can't do that here: I don't change passwords, payments, bills or subscriptions. For those, open 'My account' in the app or call customer service. I can tell you which devices you have, sign them out, tell you what you were watching and how many more devices fit.",
+  },
+  {
     name: 'help',
     pattern: /(ayuda|qu[eé] puedes hacer|help|what can you do)/i,
     answer: (language) =>
       language === 'es'
-        ? 'Puedo contarte cómo ver la programación, grabar programas, seguir viendo donde lo dejaste y gestionar tus dispositivos. Pregúntame, por ejemplo: «¿Cómo grabo una serie?».'
-        : "I can explain how to check what's on, record programmes, continue watching and manage your devices. Try: 'How do I record a series?'",
+        ? 'Puedo contarte cómo ver la programación y grabar programas. Si inicias sesión, también puedo decirte qué dispositivos tienes y su estado, cerrar la sesión de uno o de todos, decirte qué estabas viendo y por dónde ibas, y cuántos dispositivos más caben. No puedo cambiar contraseñas, pagos ni suscripciones. Pregúntame, por ejemplo: «¿Cómo grabo una serie?».'
+        : "I can explain how to check what's on and record programmes. Once you sign in, I can also tell you which devices you have and their state, sign one or all of them out, tell you what you were watching and where you stopped, and how many more devices fit. I can't change passwords, payments or subscriptions. Try: 'How do I record a series?'",
   },
   {
     name: 'thanks',
@@ -163,7 +172,7 @@ async function accountAnswer(turn: AgentTurn, accounts: AccountAccess): Promise<
     await accounts.confirmations.cancel(owner);
     return linkFirst(language);
   }
-  const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts.metrics);
+  const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts);
   const result =
     request.kind === 'yes' ? await tools.confirm() : await tools.call(request.tool, request.args);
   return say(result, language);

@@ -12,6 +12,7 @@ import {
   type ToolResult,
 } from '../tools/account-tools.ts';
 import type { ConfirmationOwner } from '../tools/confirmations.ts';
+import type { ChatHistory, HistoryOwner } from './history.ts';
 import {
   assistantToolMessage,
   type ChatMessage,
@@ -28,7 +29,9 @@ const SYSTEM_PROMPT =
 const TOOLS_PROMPT =
   ' The person is signed in: use the tools to look at or change the devices of their account. A change ' +
   'is only asked for by a tool; the person confirms it with a yes, outside your reach. When a tool says a ' +
-  'device name fits several devices or none, ask which one they mean.';
+  'device name fits several devices or none, ask which one they mean. The tools also tell what they were ' +
+  'watching and where they stopped (content ids and positions in seconds), how many more devices fit, and ' +
+  'sign out everywhere. A device signed out is not disabled: say which.';
 
 /** Said to the model whenever a turn may quote account data: such answers are shown as plain text. */
 const PLAIN_TEXT_PROMPT = ' Write plain text without markdown: your answer is shown exactly as written.';
@@ -51,6 +54,8 @@ interface TurnPlan {
   tools?: AccountTools;
   /** Answered without the model: a yes / no to a confirmation, or an unlinked person's account request. */
   settled?: AgentAnswer;
+  /** Where this turn's own messages start in `messages` (before: the system prompt and the history). */
+  from: number;
 }
 
 /** The arguments the model wrote, parsed; a problem the model can read when they are not a JSON object. */
@@ -73,7 +78,37 @@ export function createChatAgent(
   client: ModelClient | undefined,
   modelName: string,
   accounts?: AccountAccess,
+  history?: ChatHistory,
 ): Agent {
+  /** The conversation's memory is per conversation and speaker; a turn outside a conversation has none. */
+  const ownerOf = (turn: AgentTurn): HistoryOwner | undefined =>
+    history && turn.conversationId
+      ? { conversationId: turn.conversationId, assistantId: turn.speaker?.assistantId }
+      : undefined;
+
+  /** The system prompt, the remembered turns, then the person's words. */
+  async function conversation(
+    turn: AgentTurn,
+    system: string,
+  ): Promise<{ messages: ChatMessage[]; from: number }> {
+    const owner = ownerOf(turn);
+    const recalled = owner && history ? await history.recall(owner) : [];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: system },
+      ...recalled,
+      { role: 'user', content: turn.input },
+    ];
+    return { messages, from: messages.length - 1 };
+  }
+
+  /** Remembers the turn: its messages from the person's words on, and the answer they got. */
+  async function remember(turn: AgentTurn, messages: ChatMessage[], answer: string): Promise<void> {
+    const owner = ownerOf(turn);
+    if (!owner || !history) return;
+    await history.remember(owner, [...messages, { role: 'assistant', content: answer }]);
+  }
+  const said = (turn: AgentTurn): ChatMessage[] => [{ role: 'user', content: turn.input }];
+
   async function plan(turn: AgentTurn): Promise<TurnPlan> {
     if (!client) {
       throw new AgentConfigException(
@@ -82,17 +117,9 @@ export function createChatAgent(
     }
     if (turn.input.trim().length === 0) throw new AgentValidationException('The input is empty.');
     const language = languageOf(turn.input, turn.locale);
-    const base = { model: client, language };
+    const base = { model: client, language, from: 0 };
     const speaker = turn.speaker?.assistantId;
-    if (!accounts || !speaker) {
-      return {
-        ...base,
-        messages: [
-          { role: 'system', content: SYSTEM_PROMPT },
-          { role: 'user', content: turn.input },
-        ],
-      };
-    }
+    if (!accounts || !speaker) return { ...base, ...(await conversation(turn, SYSTEM_PROMPT)) };
     const owner: ConfirmationOwner = { assistantId: speaker, conversationId: turn.conversationId ?? '' };
     const request = accountRequestOf(turn.input);
     if (request?.kind === 'no') {
@@ -109,13 +136,10 @@ export function createChatAgent(
       if (request?.kind === 'tool') return { ...base, messages: [], settled: linkFirst(language) };
       return {
         ...base,
-        messages: [
-          { role: 'system', content: `${SYSTEM_PROMPT} ${linkFirst('en').output}${PLAIN_TEXT_PROMPT}` },
-          { role: 'user', content: turn.input },
-        ],
+        ...(await conversation(turn, `${SYSTEM_PROMPT} ${linkFirst('en').output}${PLAIN_TEXT_PROMPT}`)),
       };
     }
-    const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts.metrics);
+    const tools = createAccountTools(linked.session, accounts.confirmations, owner, accounts);
     if (request?.kind === 'yes')
       return { ...base, messages: [], settled: say(await tools.confirm(), language) };
     // Anything else than a yes or no cancels what was waiting for one.
@@ -123,10 +147,7 @@ export function createChatAgent(
     return {
       ...base,
       tools,
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT + TOOLS_PROMPT + PLAIN_TEXT_PROMPT },
-        { role: 'user', content: turn.input },
-      ],
+      ...(await conversation(turn, SYSTEM_PROMPT + TOOLS_PROMPT + PLAIN_TEXT_PROMPT)),
     };
   }
 
@@ -144,8 +165,18 @@ export function createChatAgent(
         args === undefined
           ? { status: 'invalid_arguments', tool: call.name, problems: ['the arguments are not JSON'] }
           : await tools.call(call.name, args);
-      if (result.status === 'confirmation_required') return result;
       messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
+      if (result.status === 'confirmation_required') {
+        // The turn ends here, waiting for the person; the calls after this one did not run.
+        for (const rest of calls.slice(calls.indexOf(call) + 1)) {
+          messages.push({
+            role: 'tool',
+            tool_call_id: rest.id,
+            content: JSON.stringify({ status: 'not_run' }),
+          });
+        }
+        return result;
+      }
     }
     return undefined;
   }
@@ -163,19 +194,30 @@ export function createChatAgent(
     // A person's turn may quote device names others chose; an anonymous one holds only its own words.
     textFormat: (turn) => (accounts && turn.speaker ? 'plain' : 'markdown'),
     async invoke(turn) {
-      const { model, messages, tools, settled, language } = await plan(turn);
-      if (settled) return settled;
+      const { model, messages, tools, settled, language, from } = await plan(turn);
+      if (settled) {
+        await remember(turn, said(turn), settled.output);
+        return settled;
+      }
       for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
         const answer = await model.complete(messages, turn.signal, tools ? modelTools : undefined);
-        if (!tools || answer.toolCalls.length === 0) return { output: answer.content, model: answer.model };
+        if (!tools || answer.toolCalls.length === 0) {
+          await remember(turn, messages.slice(from), answer.content);
+          return { output: answer.content, model: answer.model };
+        }
         const asked = await runCalls(tools, answer.toolCalls, messages, answer.content);
-        if (asked) return { ...say(asked, language), model: answer.model };
+        if (asked) {
+          const question = say(asked, language);
+          await remember(turn, messages.slice(from), question.output);
+          return { ...question, model: answer.model };
+        }
       }
       throw tooManyRounds();
     },
     async *stream(turn) {
-      const { model, messages, tools, settled, language } = await plan(turn);
+      const { model, messages, tools, settled, language, from } = await plan(turn);
       if (settled) {
+        await remember(turn, said(turn), settled.output);
         yield settled.output;
         return;
       }
@@ -188,10 +230,15 @@ export function createChatAgent(
             yield event.text;
           } else calls = event.calls;
         }
-        if (!tools || calls.length === 0) return;
+        if (!tools || calls.length === 0) {
+          await remember(turn, messages.slice(from), text);
+          return;
+        }
         const asked = await runCalls(tools, calls, messages, text);
         if (asked) {
-          yield say(asked, language).output;
+          const question = say(asked, language).output;
+          await remember(turn, messages.slice(from), question);
+          yield question;
           return;
         }
       }

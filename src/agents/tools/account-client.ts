@@ -12,6 +12,18 @@ export interface AccountDevice {
   deviceClass: string;
   enabled: boolean;
   playing: boolean;
+  /** Whether it holds an open session (client-api's signed-in list); absent when not asked. */
+  signedIn?: boolean;
+}
+
+/** A playback position of the person (client-api's Bookmark): where they stopped in a content item. */
+export interface AccountBookmark {
+  contentId: number;
+  /** Seconds into the content. */
+  offset: number;
+  deviceId: string;
+  /** When the position was taken (ISO 8601). */
+  at: string;
 }
 
 /** A refusal of client-api the person can act on (an unknown device, the device limit…). */
@@ -32,6 +44,12 @@ export interface AccountSession {
   setEnabled(mediaPlayerId: string, enabled: boolean): Promise<AccountChange>;
   /** Closes every session of the device: its tokens are refused at once. */
   signOut(mediaPlayerId: string): Promise<AccountChange>;
+  /** The mediaPlayerIds with an open session. */
+  signedIn(): Promise<string[]>;
+  /** The person's bookmarks, newest first; of one content item with `contentId`. */
+  recentBookmarks(limit: number, contentId?: number): Promise<AccountBookmark[]>;
+  /** Closes every session of the account (sign out everywhere), this conversation's link included. */
+  signOutEverywhere(): Promise<AccountChange>;
 }
 
 export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };
@@ -47,7 +65,7 @@ interface DelegationAnswer {
   expiresIn: number;
 }
 
-const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write'];
+const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write', 'bookmarks:read'];
 /** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
 const REFUSALS = [400, 404, 409];
 /** Linked speakers whose delegated token is kept; the least recently used goes first. */
@@ -161,6 +179,19 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
       rename: (id, name) => change(`${device(id)}/name`, 'PUT', name),
       setEnabled: (id, enabled) => change(`${device(id)}/enabled/${enabled}`, 'PUT'),
       signOut: (id) => change(`${device(id)}/sessions`, 'DELETE'),
+      async signedIn() {
+        return (await call<string[]>('/devices/signed-in')).body ?? [];
+      },
+      async recentBookmarks(limit, contentId) {
+        const query = `?limit=${limit}${contentId === undefined ? '' : `&contentId=${contentId}`}`;
+        return (await call<AccountBookmark[]>(`/bookmarks${query}`)).body ?? [];
+      },
+      async signOutEverywhere() {
+        const outcome = await change('/sessions', 'DELETE');
+        // The link rested on one of those sessions (the chat page's): its token is no good any more.
+        if (outcome.ok) cached.delete(assistantId);
+        return outcome;
+      },
     };
   }
 

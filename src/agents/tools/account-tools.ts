@@ -3,6 +3,13 @@ import Value from 'typebox/value';
 import { type AgentMetrics, uncounted } from '../metrics.ts';
 import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
+import {
+  type AccountLimits,
+  isWatchingRead,
+  readWatching,
+  type WatchingResult,
+  watchingToolSpecs,
+} from './watching-tools.ts';
 
 /**
  * The account actions the assistant offers a linked person, one typed set for every agent: the rule-based
@@ -53,6 +60,7 @@ export const accountToolSpecs = {
     parameters: Type.Object({ device: deviceArgument }, { additionalProperties: false }),
     changes: true,
   },
+  ...watchingToolSpecs,
 } as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
 
 export type AccountToolName = keyof typeof accountToolSpecs;
@@ -76,13 +84,15 @@ export type ToolResult =
   | { status: 'device_ambiguous'; device: string; candidates: string[] }
   | { status: 'invalid_arguments'; tool: string; problems: string[] }
   | { status: 'unknown_tool'; tool: string }
-  | { status: 'nothing_to_confirm' };
+  | { status: 'nothing_to_confirm' }
+  | WatchingResult;
 
 /** A changing action with the device it names, resolved: what the person confirms. */
 export type ConfirmableAction =
   | { tool: 'rename_device'; mediaPlayerId: string; deviceName: string; name: string }
   | { tool: 'set_device_enabled'; mediaPlayerId: string; deviceName: string; enabled: boolean }
-  | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string };
+  | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string }
+  | { tool: 'sign_out_everywhere' };
 
 /** Lower case, no accents, no punctuation, single spaces: how device names are compared. */
 export function normalizeName(text: string): string {
@@ -141,6 +151,8 @@ export interface AccountAccess {
   confirmations: Confirmations;
   /** Where the tool calls are counted (the agents server's /metrics). */
   metrics?: Pick<AgentMetrics, 'toolCall'>;
+  /** The device limit the device_limit tool tells; without it that tool is unknown. */
+  limits?: AccountLimits;
 }
 
 /** Runs the account tools for one person in one conversation. */
@@ -148,12 +160,23 @@ export function createAccountTools(
   session: AccountSession,
   confirmations: Confirmations,
   owner: ConfirmationOwner,
-  metrics: Pick<AgentMetrics, 'toolCall'> = uncounted,
+  options: Pick<AccountAccess, 'metrics' | 'limits'> = {},
 ) {
+  const { metrics = uncounted, limits } = options;
+  /** Each device with whether it plays now and whether it is signed in (signed out is not disabled). */
   async function withPlaying(): Promise<AccountDevice[]> {
-    const [devices, playing] = await Promise.all([session.devices(), session.playing()]);
+    const [devices, playing, signedIn] = await Promise.all([
+      session.devices(),
+      session.playing(),
+      session.signedIn(),
+    ]);
     const now = new Set(playing);
-    return devices.map((device) => ({ ...device, playing: device.playing || now.has(device.mediaPlayerId) }));
+    const open = new Set(signedIn);
+    return devices.map((device) => ({
+      ...device,
+      playing: device.playing || now.has(device.mediaPlayerId),
+      signedIn: open.has(device.mediaPlayerId),
+    }));
   }
 
   async function resolve(said: string): Promise<AccountDevice | ToolResult> {
@@ -172,12 +195,24 @@ export function createAccountTools(
 
   async function execute(action: ConfirmableAction): Promise<ToolResult> {
     const outcome =
-      action.tool === 'rename_device'
-        ? await session.rename(action.mediaPlayerId, action.name)
-        : action.tool === 'set_device_enabled'
-          ? await session.setEnabled(action.mediaPlayerId, action.enabled)
-          : await session.signOut(action.mediaPlayerId);
+      action.tool === 'sign_out_everywhere'
+        ? await session.signOutEverywhere()
+        : action.tool === 'rename_device'
+          ? await session.rename(action.mediaPlayerId, action.name)
+          : action.tool === 'set_device_enabled'
+            ? await session.setEnabled(action.mediaPlayerId, action.enabled)
+            : await session.signOut(action.mediaPlayerId);
     return outcome.ok ? { status: 'done', action } : { status: 'refused', action, refusal: outcome.refusal };
+  }
+
+  /** A changing action waits for the person's yes. */
+  async function ask(action: ConfirmableAction): Promise<ToolResult> {
+    const pending = await confirmations.request(owner, action.tool, { ...action });
+    return {
+      status: 'confirmation_required',
+      action,
+      confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
+    };
   }
 
   return {
@@ -215,6 +250,10 @@ export function createAccountTools(
     if (tool === 'whats_playing') {
       return { status: 'playing', devices: (await withPlaying()).filter((device) => device.playing) };
     }
+    if (isWatchingRead(tool)) {
+      return (await readWatching(session, tool, args as object, limits)) ?? { status: 'unknown_tool', tool };
+    }
+    if (tool === 'sign_out_everywhere') return ask({ tool });
     const { device: said } = args as { device: string };
     const device = await resolve(said);
     if ('status' in device) return device;
@@ -225,12 +264,7 @@ export function createAccountTools(
         : tool === 'set_device_enabled'
           ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
           : { tool: 'sign_out_device', ...target };
-    const pending = await confirmations.request(owner, action.tool, { ...action });
-    return {
-      status: 'confirmation_required',
-      action,
-      confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
-    };
+    return ask(action);
   }
 }
 

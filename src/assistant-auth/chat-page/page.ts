@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { pageTexts } from './page-texts.ts';
 import type { ChatPageSettings } from './settings.ts';
 
 export const CHAT_PATH = '/chat';
@@ -41,12 +42,14 @@ export function chatPageCsp(settings: ChatPageSettings, nonce: string): string {
 const escapeAttribute = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The page: header, a status line until Web Chat is up, and Web Chat's container. */
+/** The page: header, the sign-in form, a status line until Web Chat is up, and Web Chat's container. */
 export function chatPageHtml(
   files: { webChat: string; script: string; style: string },
   nonce: string,
 ): string {
   const asset = (name: string) => `${CHAT_ASSETS_PATH}/${name}`;
+  // English as served; the page's script switches every `data-text` to the browser's language.
+  const text = pageTexts.en;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -54,24 +57,28 @@ export function chatPageHtml(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>Sintonia assistant</title>
+<title>${text.title}</title>
 <link rel="stylesheet" href="${asset(files.style)}">
 <script src="${asset(files.webChat)}" defer></script>
 <script src="${asset(files.script)}" nonce="${escapeAttribute(nonce)}" defer></script>
 </head>
 <body>
 <header>
-<h1>Sintonia assistant</h1>
-<p>A conversation with the assistant over the family’s Direct Line channel, in the stock Web Chat.</p>
+<h1 data-text="title">${text.title}</h1>
+<p data-text="subtitle">${text.subtitle}</p>
 </header>
-<form id="sign-in" data-sign-in-url="${CHAT_SIGN_IN_PATH}">
-<span>Sign in to let the assistant manage your devices:</span>
-<input name="username" type="email" autocomplete="username" placeholder="e-mail" required>
-<input name="password" type="password" autocomplete="current-password" placeholder="password" required>
-<button type="submit">Sign in</button>
+<form id="sign-in" data-sign-in-url="${CHAT_SIGN_IN_PATH}" aria-labelledby="sign-in-intro">
+<p id="sign-in-intro" data-text="signInIntro">${text.signInIntro}</p>
+<div class="fields">
+<label><span data-text="email">${text.email}</span>
+<input name="username" type="email" autocomplete="username" required></label>
+<label><span data-text="password">${text.password}</span>
+<input name="password" type="password" autocomplete="current-password" required></label>
+<button type="submit" data-text="signIn">${text.signIn}</button>
+</div>
 </form>
 <p id="signed-in" role="status" hidden></p>
-<p id="chat-status" role="status">Connecting…</p>
+<p id="chat-status" role="status" data-text="connecting">${text.connecting}</p>
 <main id="webchat" data-token-url="${CHAT_TOKEN_PATH}"></main>
 </body>
 </html>

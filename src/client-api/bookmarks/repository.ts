@@ -2,6 +2,7 @@ import type { Database } from '../../core/db/database.ts';
 import { bindStatement } from '../../core/db/statement.ts';
 import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
 import { sessionStateOf } from '../sessions/repository.ts';
+import type { ClientContentTables } from '../tables.ts';
 import {
   type BookmarkKey,
   type BookmarkRow,
@@ -30,6 +31,8 @@ export interface BookmarkRepository {
   find(filter: BookmarkFilter, as?: SessionRef): Promise<BookmarkRow | undefined>;
   /** Writes unless the stored position is newer; answers the row written, or undefined when it was not. */
   saveUnlessStale(row: BookmarkRow, as?: SessionRef): Promise<BookmarkRow | undefined>;
+  /** A user's bookmarks, the most recent position first (of one content item, with `contentId`). */
+  recent(userHash: string, limit: number, contentId?: number): Promise<BookmarkRow[]>;
 }
 
 const keyOf = (filter: BookmarkFilter): BookmarkKey => ({
@@ -64,6 +67,19 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
       const { session_closed_at: _closed, session_last_used_at: _used, ...stored } = row;
       // A joined bookmark's columns are all set when its offset is: they are NOT NULL in the table.
       return { user_hash: key.userHash, content_id: key.contentId, ...stored } as BookmarkRow;
+    },
+
+    recent(userHash, limit, contentId) {
+      return database.db
+        .withTables<ClientContentTables>()
+        .selectFrom('bookmarks')
+        .selectAll()
+        .where('user_hash', '=', userHash)
+        .$if(contentId !== undefined, (query) => query.where('content_id', '=', contentId ?? 0))
+        .orderBy('position_at', 'desc')
+        .orderBy('content_id')
+        .limit(limit)
+        .execute();
     },
 
     async saveUnlessStale(row, as) {

@@ -1,4 +1,5 @@
 import type { App } from '../../core/http/service-app.ts';
+import { accountErrors } from '../accounts/errors.ts';
 import { authenticationErrors } from '../auth/errors.ts';
 import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
@@ -10,11 +11,39 @@ import {
   bookmarkSaveParams,
   bookmarkSaveQuery,
   bookmarkSchema,
+  recentBookmarksParams,
+  recentBookmarksQuery,
+  recentBookmarksSchema,
 } from './schemas.ts';
 
 const tag = 'bookmarks';
 
 export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void {
+  app.get(
+    '/accounts/:accountNumber/bookmarks',
+    {
+      onRequest: [guards.authenticate, guards.requireAccount('accountNumber')],
+      schema: operation(
+        {
+          id: 'Bookmarks_GetRecentBookmarksAsync',
+          code: 'GET_RECENT_BOOKMARKS',
+          summary:
+            "The account user's bookmarks, the most recent position first (continue watching); with contentId, that content item's only.",
+          tag,
+          security: 'deviceOrOperator',
+          delegated: 'bookmarks:read',
+          errors: [accountErrors.ACCOUNT_NOT_FOUND],
+        },
+        {
+          params: recentBookmarksParams,
+          querystring: recentBookmarksQuery,
+          response: { 200: recentBookmarksSchema },
+        },
+      ),
+    },
+    async ({ params, query }) => bookmarks.recent(params.accountNumber, query.limit, query.contentId),
+  );
+
   // Access is checked after validation, so a malformed path is 400 whoever calls. The repository checks a
   // device token's session with the read's or the save's own statement.
   const access = {

@@ -67,3 +67,25 @@ export const bookmarkSchema = Type.Object(
 );
 
 export type Bookmark = Static<typeof bookmarkSchema>;
+
+/** Most bookmarks one read of recent ones answers. */
+export const RECENT_BOOKMARKS_MAX = 50;
+
+export const recentBookmarksParams = Type.Object({
+  accountNumber: boundedString(48, { description: 'Account number.' }),
+});
+
+export const recentBookmarksQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: RECENT_BOOKMARKS_MAX,
+    default: 10,
+    description: `How many bookmarks, newest first (1-${RECENT_BOOKMARKS_MAX}; default 10).`,
+  }),
+  contentId: Type.Optional({ ...Int64Id, description: 'Only the bookmark of this content item.' }),
+});
+
+export const recentBookmarksSchema = Type.Array(bookmarkSchema, {
+  xml: { name: 'ArrayOfBookmark', wrapped: true },
+  description: "The account user's bookmarks, the most recent position first.",
+});

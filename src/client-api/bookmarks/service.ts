@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { isoTime } from '../../core/iso-time.ts';
+import { accountErrors } from '../accounts/errors.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
 import { type DevicePrincipal, type Principal, sessionOf } from '../auth/principal.ts';
@@ -29,6 +30,8 @@ export interface BookmarkService {
    * for any user, in the account that holds the userHash.
    */
   save(principal: Principal | undefined, save: BookmarkSave): Promise<Bookmark>;
+  /** The account user's bookmarks, the most recent first; 404 ACCOUNT_NOT_FOUND for no such account. */
+  recent(accountNumber: string, limit: number, contentId?: number): Promise<Bookmark[]>;
 }
 
 /** A device is marked playing at most this often: `playing` has a 60 s window, so 5 s is precise enough. */
@@ -39,7 +42,7 @@ export type MarkPlaying = (accountNumber: string, deviceId: string, at: number) 
 
 export function createBookmarkService(
   repository: BookmarkRepository,
-  accounts: Pick<AccountRepository, 'findByUserHash'>,
+  accounts: Pick<AccountRepository, 'findByUserHash' | 'find'>,
   markPlaying: MarkPlaying,
   now: () => number = Date.now,
 ): BookmarkService {
@@ -74,6 +77,13 @@ export function createBookmarkService(
   }
 
   return {
+    async recent(accountNumber, limit, contentId) {
+      const account = await accounts.find(accountNumber);
+      if (!account) throw accountErrors.ACCOUNT_NOT_FOUND();
+      const rows = await repository.recent(account.userHash, limit, contentId);
+      return rows.map((row) => toBookmark(row));
+    },
+
     async read(filter, principal) {
       const row = await repository.find(filter, sessionOf(principal));
       if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();

@@ -16,6 +16,7 @@ import {
   EnabledParams,
   PlayingDeviceIds,
   QspQuery,
+  SignedInDeviceIds,
 } from './schemas.ts';
 
 /** A device operation: tagged `devices`, for the account's own device token or an operator key. */
@@ -102,6 +103,28 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       ),
     },
     async (request) => devices.playing(request.params.accountNumber),
+  );
+
+  app.get(
+    '/accounts/:accountNumber/devices/signed-in',
+    {
+      ...access,
+      schema: deviceOperation(
+        {
+          id: 'AccountManagement_GetSignedInDeviceIdsAsync',
+          summary:
+            'Ids of the devices signed in: with a session that is neither closed (signed out) nor idle past SESSION_IDLE_TIMEOUT.',
+          delegated: 'devices:read',
+          errors: [ACCOUNT_NOT_FOUND],
+        },
+        {
+          params: AccountParams,
+          querystring: QspQuery,
+          response: { 200: SignedInDeviceIds },
+        },
+      ),
+    },
+    async (request) => devices.signedIn(request.params.accountNumber),
   );
 
   app.get(

@@ -30,6 +30,11 @@ export const PlayingDeviceIds = Type.Array(Type.String({ xml: { name: 'string' }
   description: 'Ids of the devices that are playing.',
 });
 
+export const SignedInDeviceIds = Type.Array(Type.String({ xml: { name: 'string' } }), {
+  xml: { name: 'ArrayOfString', wrapped: true },
+  description: 'Ids of the devices that are signed in.',
+});
+
 export const DeviceName = Type.Object(
   { mediaPlayerId: Type.String(), name: Type.String() },
   { xml: { name: 'DeviceName' }, description: 'The name of a device.' },

@@ -8,7 +8,10 @@ import { deviceErrors } from './errors.ts';
 import type { DeviceRepository, DeviceRow } from './repository.ts';
 import { DEVICE_NAME_MAX_LENGTH, type DeviceBaseValue } from './schemas.ts';
 
-type Settings = Pick<Config, 'DEVICE_DELETE_COOLDOWN' | 'MAX_DEVICES_PER_ACCOUNT' | 'PLAYING_WINDOW'>;
+type Settings = Pick<
+  Config,
+  'DEVICE_DELETE_COOLDOWN' | 'MAX_DEVICES_PER_ACCOUNT' | 'PLAYING_WINDOW' | 'SESSION_IDLE_TIMEOUT'
+>;
 
 export function createDeviceService(
   config: Settings,
@@ -52,6 +55,12 @@ export function createDeviceService(
 
     async get(accountNumber: string, deviceId: string, now = Date.now()): Promise<DeviceBaseValue> {
       return toDeviceBase(await requireDevice(accountNumber, deviceId), now);
+    },
+
+    /** Ids of the devices signed in: with a session neither closed nor idle past SESSION_IDLE_TIMEOUT. */
+    async signedIn(accountNumber: string, now = Date.now()): Promise<string[]> {
+      await accounts.require(accountNumber);
+      return sessions.signedInDevices(accountNumber, now - config.SESSION_IDLE_TIMEOUT * 1000);
     },
 
     async playing(accountNumber: string, now = Date.now()): Promise<string[]> {

@@ -128,6 +128,20 @@ export function createSessionRepository(database: Database) {
       return closed(result.numUpdatedRows);
     },
 
+    /** Ids of the account's devices with a session that is open and not idle (used at or after `idleBefore`). */
+    async signedInDevices(accountNumber: string, idleBefore: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('sessions')
+        .select('device_id')
+        .distinct()
+        .where('account_number', '=', accountNumber)
+        .where('closed_at', 'is', null)
+        .where('last_used_at', '>=', idleBefore)
+        .orderBy('device_id')
+        .execute();
+      return rows.map((row) => row.device_id);
+    },
+
     async closeById(id: string, at: number): Promise<void> {
       const result = await db
         .updateTable('sessions')

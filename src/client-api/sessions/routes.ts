@@ -26,6 +26,7 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
           summary: "Closes the account's sessions of one qspVersion (All: every one).",
           tag,
           security: 'deviceOrOperator',
+          delegated: 'sessions:write',
           errors: [accountErrors.ACCOUNT_NOT_FOUND, sessionErrors.SESSION_NOT_FOUND],
         },
         {

@@ -19,6 +19,13 @@ export const agentsVariables = {
     minLength: 1,
     description: 'Model the chat agent asks for.',
   }),
+  CHAT_HISTORY_TOKENS: Type.Integer({
+    minimum: 0,
+    maximum: 100000,
+    default: 2000,
+    description:
+      'How much of a conversation the chat agent remembers: its most recent whole turns, tool calls and results included, up to about this many tokens (4 characters each). 0: none.',
+  }),
   MODEL_TIMEOUT_MS: Type.Integer({
     minimum: 10,
     maximum: 600000,

@@ -1,4 +1,5 @@
 import type {
+  AccountBookmark,
   AccountDevice,
   AccountRefusal,
   AccountSession,
@@ -10,7 +11,13 @@ import type {
  */
 export function memoryAccount(
   devices: AccountDevice[],
-  options: { playing?: string[]; refuse?: (change: string) => AccountRefusal | undefined } = {},
+  options: {
+    playing?: string[];
+    /** The devices signed in; every enabled one when not said. */
+    signedIn?: string[];
+    bookmarks?: AccountBookmark[];
+    refuse?: (change: string) => AccountRefusal | undefined;
+  } = {},
 ) {
   const ran: string[] = [];
   const change = (description: string) => {
@@ -25,6 +32,13 @@ export function memoryAccount(
     rename: async (id, name) => change(`rename ${id} ${name}`),
     setEnabled: async (id, enabled) => change(`enabled ${id} ${enabled}`),
     signOut: async (id) => change(`sign-out ${id}`),
+    signedIn: async () =>
+      options.signedIn ?? devices.filter((device) => device.enabled).map((device) => device.mediaPlayerId),
+    recentBookmarks: async (limit, contentId) =>
+      (options.bookmarks ?? [])
+        .filter((bookmark) => contentId === undefined || bookmark.contentId === contentId)
+        .slice(0, limit),
+    signOutEverywhere: async () => change('sign-out everywhere'),
   };
   return { session, ran };
 }

@@ -48,7 +48,14 @@ describe('account requests in Spanish and English', () => {
     ['No', { kind: 'no' }],
     ['cancela', { kind: 'no' }],
     ['How do I record a series?', undefined],
-    ['¿Cuántos dispositivos puedo tener?', undefined],
+    ['¿Cuántos dispositivos puedo tener?', { kind: 'tool', tool: 'device_limit', args: {} }],
+    ['how many more devices can I add?', { kind: 'tool', tool: 'device_limit', args: {} }],
+    ['sign out everywhere', { kind: 'tool', tool: 'sign_out_everywhere', args: {} }],
+    ['cierra la sesión en todos mis dispositivos', { kind: 'tool', tool: 'sign_out_everywhere', args: {} }],
+    ['what was I watching?', { kind: 'tool', tool: 'continue_watching', args: {} }],
+    ['¿Por dónde iba?', { kind: 'tool', tool: 'continue_watching', args: {} }],
+    ['where was I in 1234?', { kind: 'tool', tool: 'where_was_i', args: { contentId: 1234 } }],
+    ['¿por dónde iba en el 77?', { kind: 'tool', tool: 'where_was_i', args: { contentId: 77 } }],
     ['yes, and what is on TV tonight?', undefined],
   ];
   for (const [input, expected] of cases) {

@@ -1,5 +1,6 @@
 import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
+import { periodic } from '../core/periodic.ts';
 import { createAccess } from './access.ts';
 import type { Audit } from './audit.ts';
 import { createCallbackParams, gatewayCallbackKey } from './callbacks/callback-param.ts';
@@ -12,7 +13,6 @@ import { createAnswerClaimRepository } from './directline/answer-claims.ts';
 import { channelKeys, createChannelCredentials } from './directline/credentials.ts';
 import { createEmbeddedDirectLine } from './directline/embedded-channel.ts';
 import { createDirectLineRepository } from './directline/repository.ts';
-import { periodic } from './periodic.ts';
 import { type AssistantSigner, createAssistantSigner } from './signing/signer.ts';
 import { createSigningKeyRepository } from './signing/signing-key-repository.ts';
 import { createSigningKeys, signingKeysSecret } from './signing/signing-keys.ts';

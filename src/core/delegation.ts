@@ -18,6 +18,8 @@ export const delegationScopes = [
   'devices:write',
   /** Close a device's sessions (sign it out). */
   'sessions:write',
+  /** Approve or refuse a TV's sign-in with a code (the device authorization grant). */
+  'devices:pair',
 ] as const;
 export type DelegationScope = (typeof delegationScopes)[number];
 

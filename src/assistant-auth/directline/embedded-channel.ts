@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.ts';
 import type { EventBus } from '../../core/events/event-bus.ts';
+import { periodic } from '../../core/periodic.ts';
 import type { ConversationChannel } from '../channel/conversation-channel.ts';
-import { periodic } from '../periodic.ts';
 import type { AgentClient } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import { createAnsweringWorker } from './answering-worker.ts';

@@ -1,5 +1,5 @@
 /** A task the service runs at start and then at an interval: its plugin starts and stops it. */
-interface PeriodicTask {
+export interface PeriodicTask {
   /** Runs the task once (a failure fails the start), then every interval. */
   start(): Promise<void>;
   stop(): void;

@@ -131,7 +131,14 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       >;
       assert.deepEqual(
         first?.body.tools?.map((tool) => tool.function.name),
-        ['list_devices', 'whats_playing', 'rename_device', 'set_device_enabled', 'sign_out_device'],
+        [
+          'list_devices',
+          'whats_playing',
+          'rename_device',
+          'set_device_enabled',
+          'sign_out_device',
+          'approve_tv_sign_in',
+        ],
       );
       const messages = second?.body.messages as Array<{
         role: string;

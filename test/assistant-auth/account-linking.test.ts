@@ -131,7 +131,7 @@ describe('account linking and delegated tokens', () => {
     assert.equal(answer.body.tokenType, 'Bearer');
     assert.equal(answer.body.audience, 'sintonia-client-api');
     assert.equal(answer.body.accountNumber, 'ACC-4001');
-    assert.deepEqual(answer.body.scope, ['devices:read', 'devices:write', 'sessions:write']);
+    assert.deepEqual(answer.body.scope, ['devices:read', 'devices:write', 'sessions:write', 'devices:pair']);
     assert.ok(Number(answer.body.expiresIn) <= 300);
     const token = String(answer.body.token);
     const discovery = await call('/openid/issuer/.well-known/openid-configuration');
@@ -142,7 +142,7 @@ describe('account linking and delegated tokens', () => {
     });
     assert.equal(payload.sub, assistantId);
     assert.equal(payload.acc, 'ACC-4001');
-    assert.equal(payload.scope, 'devices:read devices:write sessions:write');
+    assert.equal(payload.scope, 'devices:read devices:write sessions:write devices:pair');
     const runtimeKeyId = (await core.apiKeys.list()).find((key) => key.name === 'linking-runtime')?.id;
     assert.deepEqual(payload.act, { sub: `runtime-key:${runtimeKeyId}` });
     assert.ok(Number(payload.exp) - Number(payload.iat) <= 300);

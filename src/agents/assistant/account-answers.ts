@@ -1,6 +1,7 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
 import { andList, type Language, orList } from './language.ts';
+import { tvSignInActionWords, tvSignInDoneWords, tvSignInNotFoundWords } from './tv-sign-in-words.ts';
 
 /** An account answer in the person's language (Spanish or English), with its buttons, if any. */
 export interface SaidAnswer {
@@ -23,6 +24,8 @@ function actionWords(action: ConfirmableAction, language: Language): string {
       return language === 'es'
         ? `cerrar la sesión de ${device} (tendrá que volver a iniciar sesión)`
         : `sign ${device} out (it will have to sign in again)`;
+    case 'approve_tv_sign_in':
+      return tvSignInActionWords(action, language);
   }
 }
 
@@ -41,6 +44,8 @@ function doneWords(action: ConfirmableAction, language: Language): string {
       return language === 'es'
         ? `Hecho: he cerrado la sesión de ${device}.`
         : `Done: ${device} is signed out.`;
+    case 'approve_tv_sign_in':
+      return tvSignInDoneWords(action, language);
   }
 }
 
@@ -52,6 +57,10 @@ const refusals: Record<string, Record<Language, string>> = {
   DEVICE_NOT_FOUND: {
     es: 'ese dispositivo ya no está en tu cuenta',
     en: 'that device is no longer on your account',
+  },
+  USER_CODE_INVALID: {
+    es: 'ese código ya se usó o ha caducado',
+    en: 'that code was used already or has expired',
   },
 };
 
@@ -135,6 +144,8 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
           ? 'No hay nada pendiente de confirmar (las confirmaciones caducan a los 2 minutos). Pídemelo de nuevo.'
           : 'There is nothing waiting for your confirmation (confirmations expire after 2 minutes). Ask me again.',
       };
+    case 'tv_sign_in_not_found':
+      return { output: tvSignInNotFoundWords(result, language) };
     case 'invalid_arguments':
     case 'unknown_tool':
       return {

@@ -1,3 +1,5 @@
+import { tvSignInPatterns } from './tv-sign-in-intents.ts';
+
 /**
  * What a person asks about their own account, in Spanish or English, as a call of the account tools
  * (account-answers.ts says the results back). Device names are whatever follows the verb; the tools
@@ -76,6 +78,7 @@ const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): Accoun
       /\b(?:what|which)\s+devices\b|\b(?:list|show)\s+(?:me\s+)?(?:my\s+)?devices\b|\bmy\s+devices\b|\bqu[eé]\s+dispositivos\b|\bmis\s+dispositivos\b|\bdispositivos\s+tengo\b/i,
     request: () => ({ kind: 'tool', tool: 'list_devices', args: {} }),
   },
+  ...tvSignInPatterns,
 ];
 
 /** The account request in what the person said, if there is one. */

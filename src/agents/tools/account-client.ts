@@ -32,6 +32,20 @@ export interface AccountSession {
   setEnabled(mediaPlayerId: string, enabled: boolean): Promise<AccountChange>;
   /** Closes every session of the device: its tokens are refused at once. */
   signOut(mediaPlayerId: string): Promise<AccountChange>;
+  /** The TV waiting to be signed in with this code (tv-sign-in.ts), or client-api's refusal. */
+  tvSignIn(
+    userCode: string,
+  ): Promise<{ ok: true; signIn: TvSignIn } | { ok: false; refusal: AccountRefusal }>;
+  /** Signs that TV in to the account, or refuses it. */
+  decideTvSignIn(userCode: string, approve: boolean): Promise<AccountChange>;
+}
+
+/** A TV waiting to be signed in with a code (client-api's DeviceSignIn). */
+export interface TvSignIn {
+  userCode: string;
+  deviceClass: string;
+  deviceId: string;
+  deviceName: string;
 }
 
 export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };
@@ -47,7 +61,7 @@ interface DelegationAnswer {
   expiresIn: number;
 }
 
-const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write'];
+const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write', 'devices:pair'];
 /** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
 const REFUSALS = [400, 404, 409];
 /** Linked speakers whose delegated token is kept; the least recently used goes first. */
@@ -161,6 +175,17 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
       rename: (id, name) => change(`${device(id)}/name`, 'PUT', name),
       setEnabled: (id, enabled) => change(`${device(id)}/enabled/${enabled}`, 'PUT'),
       signOut: (id) => change(`${device(id)}/sessions`, 'DELETE'),
+      async tvSignIn(code) {
+        // A wrong code, or too many of them (429), is the person's business: told in words.
+        const answer = await call<TvSignIn>(`/device-sign-ins/${encodeURIComponent(code)}`, 'GET', [
+          ...REFUSALS,
+          429,
+        ]);
+        if (answer.status === 200 && answer.body) return { ok: true, signIn: answer.body };
+        return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
+      },
+      decideTvSignIn: (code, approve) =>
+        change(`/device-sign-ins/${encodeURIComponent(code)}/approved/${approve}`, 'PUT'),
     };
   }
 

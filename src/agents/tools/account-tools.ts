@@ -2,6 +2,13 @@ import Type, { type Static, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
+import {
+  decideTvSignIn,
+  type TvSignInAction,
+  type TvSignInNotFound,
+  tvSignInAction,
+  tvSignInSpec,
+} from './tv-sign-in.ts';
 
 /**
  * The account actions the assistant offers a linked person, one typed set for every agent: the rule-based
@@ -52,6 +59,7 @@ export const accountToolSpecs = {
     parameters: Type.Object({ device: deviceArgument }, { additionalProperties: false }),
     changes: true,
   },
+  approve_tv_sign_in: tvSignInSpec,
 } as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
 
 export type AccountToolName = keyof typeof accountToolSpecs;
@@ -75,13 +83,15 @@ export type ToolResult =
   | { status: 'device_ambiguous'; device: string; candidates: string[] }
   | { status: 'invalid_arguments'; tool: string; problems: string[] }
   | { status: 'unknown_tool'; tool: string }
-  | { status: 'nothing_to_confirm' };
+  | { status: 'nothing_to_confirm' }
+  | TvSignInNotFound;
 
 /** A changing action with the device it names, resolved: what the person confirms. */
 export type ConfirmableAction =
   | { tool: 'rename_device'; mediaPlayerId: string; deviceName: string; name: string }
   | { tool: 'set_device_enabled'; mediaPlayerId: string; deviceName: string; enabled: boolean }
-  | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string };
+  | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string }
+  | TvSignInAction;
 
 /** Lower case, no accents, no punctuation, single spaces: how device names are compared. */
 export function normalizeName(text: string): string {
@@ -168,12 +178,30 @@ export function createAccountTools(
 
   async function execute(action: ConfirmableAction): Promise<ToolResult> {
     const outcome =
-      action.tool === 'rename_device'
-        ? await session.rename(action.mediaPlayerId, action.name)
-        : action.tool === 'set_device_enabled'
-          ? await session.setEnabled(action.mediaPlayerId, action.enabled)
-          : await session.signOut(action.mediaPlayerId);
+      action.tool === 'approve_tv_sign_in'
+        ? await decideTvSignIn(session, action)
+        : action.tool === 'rename_device'
+          ? await session.rename(action.mediaPlayerId, action.name)
+          : action.tool === 'set_device_enabled'
+            ? await session.setEnabled(action.mediaPlayerId, action.enabled)
+            : await session.signOut(action.mediaPlayerId);
     return outcome.ok ? { status: 'done', action } : { status: 'refused', action, refusal: outcome.refusal };
+  }
+
+  /** A device tool's action on the device the person named, once resolved. */
+  async function deviceAction(
+    tool: Exclude<AccountToolName, 'list_devices' | 'whats_playing' | 'approve_tv_sign_in'>,
+    args: unknown,
+  ): Promise<ConfirmableAction | ToolResult> {
+    const { device: said } = args as { device: string };
+    const device = await resolve(said);
+    if ('status' in device) return device;
+    const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
+    return tool === 'rename_device'
+      ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
+      : tool === 'set_device_enabled'
+        ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
+        : { tool: 'sign_out_device', ...target };
   }
 
   return {
@@ -191,16 +219,11 @@ export function createAccountTools(
       if (tool === 'whats_playing') {
         return { status: 'playing', devices: (await withPlaying()).filter((device) => device.playing) };
       }
-      const { device: said } = args as { device: string };
-      const device = await resolve(said);
-      if ('status' in device) return device;
-      const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
-      const action: ConfirmableAction =
-        tool === 'rename_device'
-          ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
-          : tool === 'set_device_enabled'
-            ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
-            : { tool: 'sign_out_device', ...target };
+      const action =
+        tool === 'approve_tv_sign_in'
+          ? await tvSignInAction(session, args as AccountToolArguments<'approve_tv_sign_in'>)
+          : await deviceAction(tool, args);
+      if ('status' in action) return action;
       const pending = await confirmations.request(owner, action.tool, { ...action });
       return {
         status: 'confirmation_required',

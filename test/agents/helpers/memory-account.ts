@@ -25,6 +25,9 @@ export function memoryAccount(
     rename: async (id, name) => change(`rename ${id} ${name}`),
     setEnabled: async (id, enabled) => change(`enabled ${id} ${enabled}`),
     signOut: async (id) => change(`sign-out ${id}`),
+    // No TV waits in memory: the TV sign-in is tested against the real client-api.
+    tvSignIn: async () => ({ ok: false, refusal: { status: 404, type: 'USER_CODE_INVALID' } }),
+    decideTvSignIn: async (code, approve) => change(`tv-sign-in ${code} ${approve}`),
   };
   return { session, ran };
 }

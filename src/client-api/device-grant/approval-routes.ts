@@ -54,7 +54,7 @@ export function deviceSignInRoutes(app: App, { guards, deviceGrants, repositorie
 
   const signInOperation = {
     tag: 'tv sign-in',
-    security: 'deviceOrOperator' as const,
+    security: 'person' as const,
     delegated: 'devices:pair' as const,
   };
 

@@ -15,7 +15,9 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
   let f: AccountsFixture;
   before(async () => {
     f = await accountsFixture({ CLIENT_API_PUBLIC_URL: PUBLIC_URL, MAX_DEVICES_PER_ACCOUNT: '3' });
-    for (const account of ['tv-1', 'tv-2', 'tv-3', 'tv-4', 'tv-5']) await f.account(account);
+    for (const account of ['tv-1', 'tv-2', 'tv-3', 'tv-4', 'tv-5', 'tv-6', 'tv-7', 'tv-8', 'tv-9', 'tv-10']) {
+      await f.account(account);
+    }
   });
   after(() => f.close());
 
@@ -271,6 +273,32 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
     assert.deepEqual(errorTypes(right), ['USER_CODE_THROTTLED']);
     const seconds = Number(right.headers['retry-after']);
     assert.ok(seconds >= 1 && seconds <= 900);
+  });
+
+  it('wrong codes are throttled per address across people: 20, then 429 for anyone there', async () => {
+    const guess = (accountNumber: string, token: string, code: string, from: string) =>
+      f.app.inject({
+        method: 'GET',
+        url: `${BASE}/accounts/${accountNumber}/device-sign-ins/${code}`,
+        headers: { authorization: `Bearer ${token}` },
+        remoteAddress: from,
+      });
+    const people = ['tv-6', 'tv-7', 'tv-8', 'tv-9', 'tv-10'];
+    const phones = await Promise.all(people.map((account) => f.signIn(`${account}@example.test`, 'phone')));
+    // Four wrong codes each (under the per-person limit of 5), all from one address: 20.
+    for (const [index, account] of people.entries()) {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const wrong = await guess(account, phones[index]?.accessToken ?? '', 'BBBB-BBBB', '10.8.0.1');
+        assert.equal(wrong.statusCode, 404);
+      }
+    }
+    const codes = await askCodes(f.app, 'tv-crowded');
+    const refused = await guess('tv-6', phones[0]?.accessToken ?? '', codes.user_code, '10.8.0.1');
+    assert.equal(refused.statusCode, 429);
+    assert.deepEqual(errorTypes(refused), ['USER_CODE_THROTTLED']);
+    // The same person from another address still finds it.
+    const elsewhere = await guess('tv-6', phones[0]?.accessToken ?? '', codes.user_code, '10.8.0.2');
+    assert.equal(elsewhere.statusCode, 200);
   });
 
   it('a device of another account, an operator and a token without the account are refused', async () => {

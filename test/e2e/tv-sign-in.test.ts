@@ -8,7 +8,7 @@ import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium, watchPage } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
-import { openWebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
 const ACCOUNT = 'TV-1001';
@@ -51,6 +51,13 @@ describe('TV sign-in with a code: openid-client against the real server, three w
       (response) => response.status,
     );
 
+  /** The TV's OAuth client: a public client (no secret) of client id smarttv, over plain HTTP on loopback. */
+  const discover = () =>
+    oauth.discovery(new URL(clientApi()), 'smarttv', undefined, oauth.None(), {
+      execute: [oauth.allowInsecureRequests],
+      algorithm: 'oauth2',
+    });
+
   /**
    * The TV's side, as any OAuth client does it: discovery, the device authorization request, polling.
    * `approve` is the person's side, given the codes the TV shows; it runs while the TV polls.
@@ -60,10 +67,7 @@ describe('TV sign-in with a code: openid-client against the real server, three w
     deviceName: string,
     approve: (codes: oauth.DeviceAuthorizationResponse) => Promise<void>,
   ) {
-    const config = await oauth.discovery(new URL(clientApi()), 'smarttv', undefined, oauth.None(), {
-      execute: [oauth.allowInsecureRequests],
-      algorithm: 'oauth2',
-    });
+    const config = await discover();
     assert.equal(config.serverMetadata().token_endpoint, `${clientApi()}${BASE}/oauth/token`);
     const codes = await oauth.initiateDeviceAuthorization(config, {
       device_id: deviceId,
@@ -144,11 +148,7 @@ describe('TV sign-in with a code: openid-client against the real server, three w
     const chat = await openWebChatPage(browser, family.url('assistant-auth'));
     try {
       const { page } = chat;
-      await page.fill('#sign-in input[name="username"]', 'tv@example.test');
-      await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
-      await page.click('#sign-in button[type="submit"]');
-      await page.getByText('Signed in as tv@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
-      await chat.connected();
+      await signInOnChatPage(chat);
       await signTvIn('tv-kitchen', 'Kitchen TV', async (codes) => {
         await chat.send(`my TV shows ${codes.user_code}`);
         const asked = await chat.botSays(/Do you want me to sign «Kitchen TV» \(smarttv\) in/);
@@ -168,15 +168,8 @@ describe('TV sign-in with a code: openid-client against the real server, three w
     const chat = await openWebChatPage(browser, family.url('assistant-auth'));
     try {
       const { page } = chat;
-      await page.fill('#sign-in input[name="username"]', 'tv@example.test');
-      await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
-      await page.click('#sign-in button[type="submit"]');
-      await page.getByText('Signed in as tv@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
-      await chat.connected();
-      const config = await oauth.discovery(new URL(clientApi()), 'smarttv', undefined, oauth.None(), {
-        execute: [oauth.allowInsecureRequests],
-        algorithm: 'oauth2',
-      });
+      await signInOnChatPage(chat);
+      const config = await discover();
       const codes = await oauth.initiateDeviceAuthorization(config, {
         device_id: 'tv-stranger',
         device_name: 'Tele rara',
@@ -195,6 +188,16 @@ describe('TV sign-in with a code: openid-client against the real server, three w
     }
   });
 });
+
+/** The person signs in on the chat page (binding the conversation to their account). */
+async function signInOnChatPage(chat: WebChatPage) {
+  const { page } = chat;
+  await page.fill('#sign-in input[name="username"]', 'tv@example.test');
+  await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
+  await page.click('#sign-in button[type="submit"]');
+  await page.getByText('Signed in as tv@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
+  await chat.connected();
+}
 
 async function screenshot(page: import('playwright-core').Page, path: string) {
   mkdirSync(join(path, '..'), { recursive: true });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { buildServiceApp } from '../../src/core/http/service-app.ts';
+import { services } from '../../src/family.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 import {
   askCodes,
@@ -229,6 +231,23 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
     // Purged once long expired; then the code is simply unknown.
     assert.ok((await f.api.deviceGrants.purgeExpired(Date.now() + 600_000)) >= 1);
     assert.deepEqual(oauthError(await poll(f.app, codes.device_code)).error, 'invalid_grant');
+  });
+
+  it('each process purges long-expired codes when it starts, then every minute', async () => {
+    const old = await f.api.deviceGrants.authorize(
+      { client_id: 'smarttv', device_id: 'tv-forgotten' },
+      '10.9.9.8',
+      Date.now() - 1_300_000,
+    );
+    assert.equal(oauthError(await poll(f.app, old.device_code)).error, 'expired_token');
+    // Another process of the same store starts: its purge runs before it answers anything.
+    const other = await buildServiceApp(f.core, services['client-api']);
+    await other.ready();
+    try {
+      assert.equal(oauthError(await poll(other, old.device_code)).error, 'invalid_grant');
+    } finally {
+      await other.close();
+    }
   });
 
   it('the device limit: approval is refused when the account is full, and a poll after it filled is access_denied', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'openid-client';
@@ -11,6 +12,7 @@ import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
 import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ACCOUNT = 'TV-1001';
 
 /**
@@ -124,6 +126,39 @@ describe('TV sign-in with a code: openid-client against the real server, three w
       await page.getByText('Código de la tele').waitFor();
       await screenshot(page, join(shots, 'tv-sign-in-desktop-es.png'));
       await desktop.close();
+    }
+  });
+
+  it('the verification page passes axe (form and confirmation, English and Spanish)', async () => {
+    assert.ok(browser);
+    // axe is injected as a script, which the page's own policy (no script at all) would refuse.
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const violations = async () => {
+      await page.addScriptTag({ content: AXE_SOURCE });
+      return page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string }> }> } })
+          .axe;
+        return (await axe.run()).violations.map((violation) => violation.id);
+      });
+    };
+    try {
+      for (const lang of ['en', 'es']) {
+        await page.goto(`${clientApi()}${BASE}/device?lang=${lang}`);
+        assert.deepEqual(await violations(), [], `the ${lang} form`);
+      }
+      const codes = await fetch(`${clientApi()}${BASE}/oauth/device_authorization`, {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: 'smarttv', device_id: 'tv-axe' }),
+      }).then((response) => response.json() as Promise<{ verification_uri_complete: string }>);
+      await page.goto(codes.verification_uri_complete);
+      await page.fill('#username', 'tv@example.test');
+      await page.fill('#password', HOUSEHOLD_PASSWORD);
+      await page.click('button[type="submit"]');
+      await page.getByText('Sign this TV in?').waitFor({ timeout: 30_000 });
+      assert.deepEqual(await violations(), [], 'the confirmation');
+    } finally {
+      await context.close();
     }
   });
 

@@ -37,7 +37,7 @@ describe('TV sign-in across two client-api processes on one store', () => {
       const env = {
         ...core.env,
         CLIENT_API_PORT: String(port),
-       
+
         LOG_LEVEL: 'warn',
       };
       processes.push(await startServe(['--service', 'client-api'], env, [url]));

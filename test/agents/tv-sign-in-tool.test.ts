@@ -29,7 +29,10 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
   let assistantId = '';
 
   before(async () => {
-    ({ core, close } = await startTestFamily(['client-api', 'assistant-auth']));
+    // Room for the phone and two TVs: the last test finds the account full.
+    ({ core, close } = await startTestFamily(['client-api', 'assistant-auth'], {
+      MAX_DEVICES_PER_ACCOUNT: '3',
+    }));
     model = await startModelServer();
     const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
     await signedInHousehold(core, `${core.serviceUrl('client-api')}${BASE}`, {
@@ -174,5 +177,21 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     );
     await new Promise((resolve) => setTimeout(resolve, 5_200));
     assert.equal((await poll(codes.device_code)).status, 200);
+  });
+
+  it('a full account: the yes is answered with the device limit, and the TV is not signed in', async () => {
+    const agent = createAssistantAgent(
+      { maxDevicesPerAccount: 3, deviceDeleteCooldownSeconds: 3600 },
+      accounts,
+    );
+    const codes = await askCodes('agt-garage', 'Garage TV');
+    const conversation = randomUUID();
+    await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
+    const refused = await agent.invoke(turn('yes', conversation));
+    assert.equal(
+      refused.output,
+      `I could not sign «Garage TV» (stb) in to your account with the code ${codes.user_code}: your account already has the most enabled devices it may hold; disable another one first.`,
+    );
+    assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
   });
 });

@@ -62,6 +62,14 @@ const refusals: Record<string, Record<Language, string>> = {
     es: 'ese código ya se usó o ha caducado',
     en: 'that code was used already or has expired',
   },
+  USER_CODE_THROTTLED: {
+    es: 'has probado demasiados códigos que no son; espera un rato',
+    en: 'too many of those codes were wrong; wait a while',
+  },
+  DEVICE_DISABLED: {
+    es: 'ese dispositivo está desactivado en tu cuenta; actívalo primero',
+    en: 'that device is disabled on your account; enable it first',
+  },
 };
 
 /** Yes and no, as buttons in the person's language; their values are what a person would type. */

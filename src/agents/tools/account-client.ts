@@ -184,8 +184,13 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
         if (answer.status === 200 && answer.body) return { ok: true, signIn: answer.body };
         return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
       },
-      decideTvSignIn: (code, approve) =>
-        change(`/device-sign-ins/${encodeURIComponent(code)}/approved/${approve}`, 'PUT'),
+      async decideTvSignIn(code, approve) {
+        // A disabled TV (403) or too many wrong codes (429) are told in words, as the other refusals.
+        const path = `/device-sign-ins/${encodeURIComponent(code)}/approved/${approve}`;
+        const answer = await call<unknown>(path, 'PUT', [...REFUSALS, 403, 429]);
+        if (answer.status < 300) return { ok: true };
+        return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
+      },
     };
   }
 

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import type { Core } from '../core/core.ts';
 import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
+import { periodic } from '../core/periodic.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
 import { USER_HASH_KEY_PURPOSE } from './accounts/user-hash.ts';
@@ -8,7 +9,11 @@ import { createAdBreakRepository } from './ad-info/repository.ts';
 import { createAdInfoService } from './ad-info/service.ts';
 import { createDelegatedTokens } from './auth/delegated-tokens.ts';
 import { createGuards } from './auth/guards.ts';
-import { createLoginThrottle, LOGIN_THROTTLE_KEY_PURPOSE } from './auth/login-throttle.ts';
+import {
+  createAttemptThrottle,
+  createLoginThrottle,
+  LOGIN_THROTTLE_KEY_PURPOSE,
+} from './auth/login-throttle.ts';
 import { createLoginThrottleRepository } from './auth/login-throttle-repository.ts';
 import { createAuthService } from './auth/service.ts';
 import { createSessionGate } from './auth/session-gate.ts';
@@ -18,6 +23,9 @@ import { createBookmarkRepository } from './bookmarks/repository.ts';
 import { createBookmarkService } from './bookmarks/service.ts';
 import { createContactRepository } from './campaigns/repository.ts';
 import { createCampaignService } from './campaigns/service.ts';
+import { deviceGrantErrors } from './device-grant/errors.ts';
+import { createDeviceGrantRepository } from './device-grant/repository.ts';
+import { createDeviceGrantService } from './device-grant/service.ts';
 import { createDeviceRepository } from './devices/repository.ts';
 import { createDeviceService } from './devices/service.ts';
 import { OUTBOX_KEY_PURPOSE } from './mail/outbox.ts';
@@ -37,6 +45,11 @@ import { createSubscriptionRepository } from './subscriptions/repository.ts';
 import { createSubscriptionService } from './subscriptions/service.ts';
 import { createUserRepository } from './users/repository.ts';
 import { createUserService } from './users/service.ts';
+
+const USER_CODE_THROTTLE_KEY_PURPOSE = 'client-api:user-code-throttle';
+const DEVICE_GRANT_KEY_PURPOSE = 'client-api:device-grants';
+/** How often each process deletes TV sign-in codes long expired. */
+const DEVICE_GRANT_PURGE_INTERVAL_MS = 60_000;
 
 /**
  * The client API's one composition root: every repository, service, guard and worker, built once per
@@ -65,6 +78,53 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     logger: core.logger.child({ component: 'mail-worker' }),
     config,
   });
+  const throttles = createLoginThrottleRepository(database);
+  const auth = createAuthService({
+    config,
+    users: repositories.users,
+    devices: repositories.devices,
+    sessions: repositories.sessions,
+    signingKeys,
+    throttle: createLoginThrottle(
+      config,
+      throttles,
+      core.key(LOGIN_THROTTLE_KEY_PURPOSE),
+      metrics.loginThrottled,
+    ),
+  });
+  const deviceGrants = createDeviceGrantService({
+    config,
+    grants: createDeviceGrantRepository(database),
+    auth,
+    users: repositories.users,
+    accounts: repositories.accounts,
+    devices: repositories.devices,
+    guesses: createAttemptThrottle(
+      {
+        perName: config.USER_CODE_MAX_FAILURES,
+        perAddress: config.USER_CODE_MAX_FAILURES_PER_ADDRESS,
+        windowSeconds: config.LOGIN_FAILURE_WINDOW,
+      },
+      (retryAfter) =>
+        deviceGrantErrors.USER_CODE_THROTTLED(`Too many wrong codes; retry in ${retryAfter} seconds.`, {
+          headers: { 'retry-after': String(retryAfter) },
+        }),
+      throttles,
+      core.key(USER_CODE_THROTTLE_KEY_PURPOSE),
+    ),
+    key: core.key(DEVICE_GRANT_KEY_PURPOSE),
+    issuer: () => config.CLIENT_API_PUBLIC_URL ?? core.serviceUrl('client-api'),
+  });
+  const grantLogger = core.logger.child({ component: 'device-grant-purge' });
+  // Expired TV sign-in codes leave the store; every process purges, each deletion is idempotent.
+  const deviceGrantPurge = periodic(
+    async () => {
+      const purged = await deviceGrants.purgeExpired();
+      if (purged > 0) grantLogger.info({ purged }, 'expired TV sign-in codes purged');
+    },
+    DEVICE_GRANT_PURGE_INTERVAL_MS,
+    (error) => grantLogger.error({ err: error }, 'purging expired TV sign-in codes failed'),
+  );
   return {
     core,
     repositories,
@@ -88,19 +148,9 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     users: createUserService(repositories.accounts, repositories.users),
     devices: createDeviceService(config, accountService, repositories.devices, repositories.sessions),
     sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
-    auth: createAuthService({
-      config,
-      users: repositories.users,
-      devices: repositories.devices,
-      sessions: repositories.sessions,
-      signingKeys,
-      throttle: createLoginThrottle(
-        config,
-        createLoginThrottleRepository(database),
-        core.key(LOGIN_THROTTLE_KEY_PURPOSE),
-        metrics.loginThrottled,
-      ),
-    }),
+    auth,
+    deviceGrants,
+    deviceGrantPurge,
     bookmarks: createBookmarkService(
       createBookmarkRepository(database, gate),
       repositories.accounts,

@@ -27,6 +27,8 @@ export const clientApiMediaTypes = [
 export const securityRequirements: Record<CredentialKind, ReadonlyArray<Record<string, []>>> = {
   /** A device access token of the account, or an operator key. */
   deviceOrOperator: [{ BearerToken: [] }, { ApiKey: [] }],
+  /** A token of a person of the account (a device's, or the assistant's delegated one): no operator key. */
+  person: [{ BearerToken: [] }],
   /** An operator (backoffice) key only. */
   operator: [{ ApiKey: [] }],
   /** The session's refresh token as a bearer. */

@@ -6,6 +6,8 @@ import { authRoutes, jwksRoute } from './auth/routes.ts';
 import { bookmarkRoutes } from './bookmarks/routes.ts';
 import { campaignRoutes } from './campaigns/routes.ts';
 import { composeClientApi } from './composition.ts';
+import { deviceSignInRoutes } from './device-grant/approval-routes.ts';
+import { authorizationServerMetadataRoute, deviceGrantOAuthRoutes } from './device-grant/oauth-routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
@@ -31,6 +33,7 @@ const routes = [
   campaignRoutes,
   subscriptionRoutes,
   adInfoRoutes,
+  deviceSignInRoutes,
 ];
 
 /**
@@ -45,7 +48,7 @@ export const clientApiService: ServiceDefinition = {
     const app = typed(instance);
     const api = composeClientApi(core, metrics);
     // Mail left by a crashed process goes out on the next start; at close the current message is finished.
-    runWhileOpen(app, api.mailWorker, api.retention);
+    runWhileOpen(app, api.mailWorker, api.retention, api.deviceGrantPurge);
     await app.register(
       async (instance) => {
         const scope = typed(instance);
@@ -80,7 +83,12 @@ export const clientApiService: ServiceDefinition = {
       },
       { prefix: core.config.CLIENT_API_BASE_PATH },
     );
+    // The TV sign-in's OAuth endpoints and page speak forms, beside the media-typed scope.
+    await app.register(async (instance) => deviceGrantOAuthRoutes(typed(instance), api), {
+      prefix: core.config.CLIENT_API_BASE_PATH,
+    });
     jwksRoute(app, api);
+    authorizationServerMetadataRoute(app, api);
   },
   async seedDemo(core) {
     const api = composeClientApi(core);

@@ -20,6 +20,8 @@ export const delegationScopes = [
   'sessions:write',
   /** Read the account user's playback positions (continue watching, where was I). */
   'bookmarks:read',
+  /** Approve or refuse a TV's sign-in with a code (the device authorization grant). */
+  'devices:pair',
 ] as const;
 export type DelegationScope = (typeof delegationScopes)[number];
 

@@ -141,6 +141,7 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
           'where_was_i',
           'device_limit',
           'sign_out_everywhere',
+          'approve_tv_sign_in',
         ],
       );
       const messages = second?.body.messages as Array<{

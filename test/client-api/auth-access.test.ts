@@ -9,11 +9,11 @@ import {
 } from './accounts-fixtures.ts';
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
-type Access = 'account' | 'operator';
+type Access = 'account' | 'person' | 'operator';
 
 /**
  * Who may call each account and user route: `account` = a token of that account or an operator key;
- * `operator` = an operator (backoffice) key only. Every operation of the Swagger document under
+ * `person` = a token of that account only (no operator key); `operator` = an operator (backoffice) key only. Every operation of the Swagger document under
  * /accounts and /users must be listed here (checked below), so no route escapes the security cases.
  */
 const accessTable: Array<{ method: Method; path: string; access: Access; body?: unknown }> = [
@@ -40,6 +40,12 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
   { method: 'DELETE', path: '/accounts/{accountNumber}/devices/{mediaPlayerId}/sessions', access: 'account' },
   { method: 'GET', path: '/accounts/{accountNumber}/userHash', access: 'account' },
   { method: 'HEAD', path: '/accounts/{accountNumber}/subscriptions/homezone', access: 'account' },
+  { method: 'GET', path: '/accounts/{accountNumber}/device-sign-ins/{userCode}', access: 'person' },
+  {
+    method: 'PUT',
+    path: '/accounts/{accountNumber}/device-sign-ins/{userCode}/approved/{approved}',
+    access: 'person',
+  },
   { method: 'GET', path: '/users/{email}', access: 'operator' },
   { method: 'GET', path: '/users2/{email}', access: 'operator' },
 ];
@@ -49,6 +55,8 @@ const fill = (path: string, accountNumber: string) =>
     .replace('{accountNumber}', accountNumber)
     .replace('{mediaPlayerId}', 'tv-1')
     .replace('{enabled}', 'true')
+    .replace('{userCode}', 'BDWP-HQPK')
+    .replace('{approved}', 'true')
     .replace('{email}', `${accountNumber}@example.test`);
 
 describe('client-api access (generated from one table)', () => {
@@ -83,7 +91,11 @@ describe('client-api access (generated from one table)', () => {
     assert.deepEqual(listed, documented);
     for (const row of accessTable) {
       const security = document.paths[row.path][row.method.toLowerCase()].security;
-      const expected = row.access === 'operator' ? [{ ApiKey: [] }] : [{ BearerToken: [] }, { ApiKey: [] }];
+      const expected = {
+        operator: [{ ApiKey: [] }],
+        person: [{ BearerToken: [] }],
+        account: [{ BearerToken: [] }, { ApiKey: [] }],
+      }[row.access];
       assert.deepEqual(security, expected, `${row.method} ${row.path} documents its security`);
     }
   });
@@ -115,7 +127,7 @@ describe('client-api access (generated from one table)', () => {
       }
     });
 
-    it(`${name}: 403 for a key of another class${row.access === 'account' ? " and for another account's token" : ' and for any device token'}`, async () => {
+    it(`${name}: 403 for a key of another class${row.access === 'operator' ? ' and for any device token' : " and for another account's token"}${row.access === 'person' ? ' and for an operator key' : ''}`, async () => {
       const path = fill(row.path, 'acc-own');
       const wrongClass = await send(path, { key: clientKey });
       assert.equal(wrongClass.statusCode, 403, name);
@@ -127,14 +139,20 @@ describe('client-api access (generated from one table)', () => {
         const ownToken = await send(path, { token: own.accessToken });
         assert.equal(ownToken.statusCode, 403, name);
       }
+      if (row.access === 'person') {
+        const operator = await send(path, { key: f.operatorKey });
+        assert.equal(operator.statusCode, 403, name);
+        expectType(operator, 'ACCESS_DENIED');
+      }
     });
 
-    it(`${name}: passes for ${row.access === 'account' ? "the account's own token and " : ''}an operator key`, async () => {
+    it(`${name}: passes for ${{ account: "the account's own token and an operator key", person: "the account's own token", operator: 'an operator key' }[row.access]}`, async () => {
       const path = fill(row.path, 'acc-own');
-      const callers =
-        row.access === 'account'
-          ? [{ token: own.accessToken }, { key: f.operatorKey }]
-          : [{ key: f.operatorKey }];
+      const callers = {
+        account: [{ token: own.accessToken }, { key: f.operatorKey }],
+        person: [{ token: own.accessToken }],
+        operator: [{ key: f.operatorKey }],
+      }[row.access];
       for (const caller of callers) {
         const response = await send(path, caller);
         assert.ok(

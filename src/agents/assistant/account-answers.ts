@@ -1,6 +1,7 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
 import { andList, type Language, orList } from './language.ts';
+import { tvSignInActionWords, tvSignInDoneWords, tvSignInNotFoundWords } from './tv-sign-in-words.ts';
 import { deviceStates, everywhereDone, everywhereWords, sayWatching } from './watching-answers.ts';
 
 /** An account answer in the person's language (Spanish or English), with its buttons, if any. */
@@ -25,6 +26,8 @@ function actionWords(action: ConfirmableAction, language: Language): string {
       return language === 'es'
         ? `cerrar la sesión de ${device} (tendrá que volver a iniciar sesión)`
         : `sign ${device} out (it will have to sign in again)`;
+    case 'approve_tv_sign_in':
+      return tvSignInActionWords(action, language);
   }
 }
 
@@ -44,6 +47,8 @@ function doneWords(action: ConfirmableAction, language: Language): string {
       return language === 'es'
         ? `Hecho: he cerrado la sesión de ${device}.`
         : `Done: ${device} is signed out.`;
+    case 'approve_tv_sign_in':
+      return tvSignInDoneWords(action, language);
   }
 }
 
@@ -55,6 +60,18 @@ const refusals: Record<string, Record<Language, string>> = {
   DEVICE_NOT_FOUND: {
     es: 'ese dispositivo ya no está en tu cuenta',
     en: 'that device is no longer on your account',
+  },
+  USER_CODE_INVALID: {
+    es: 'ese código ya se usó o ha caducado',
+    en: 'that code was used already or has expired',
+  },
+  USER_CODE_THROTTLED: {
+    es: 'has probado demasiados códigos que no son; espera un rato',
+    en: 'too many of those codes were wrong; wait a while',
+  },
+  DEVICE_DISABLED: {
+    es: 'ese dispositivo está desactivado en tu cuenta; actívalo primero',
+    en: 'that device is disabled on your account; enable it first',
   },
 };
 
@@ -138,6 +155,8 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
     case 'position':
     case 'device_limit':
       return { output: sayWatching(result, language) };
+    case 'tv_sign_in_not_found':
+      return { output: tvSignInNotFoundWords(result, language) };
     case 'invalid_arguments':
     case 'unknown_tool':
       return {

@@ -1,3 +1,4 @@
+import { tvSignInPatterns } from './tv-sign-in-intents.ts';
 import { watchingRequestOf } from './watching-intents.ts';
 
 /**
@@ -78,6 +79,7 @@ const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): Accoun
       /\b(?:what|which)\s+devices\b|\b(?:list|show)\s+(?:me\s+)?(?:my\s+)?devices\b|\bmy\s+devices\b|\bqu[eé]\s+dispositivos\b|\bmis\s+dispositivos\b|\bdispositivos\s+tengo\b/i,
     request: () => ({ kind: 'tool', tool: 'list_devices', args: {} }),
   },
+  ...tvSignInPatterns,
 ];
 
 /** The account request in what the person said, if there is one. */

@@ -50,6 +50,20 @@ export interface AccountSession {
   recentBookmarks(limit: number, contentId?: number): Promise<AccountBookmark[]>;
   /** Closes every session of the account (sign out everywhere), this conversation's link included. */
   signOutEverywhere(): Promise<AccountChange>;
+  /** The TV waiting to be signed in with this code (tv-sign-in.ts), or client-api's refusal. */
+  tvSignIn(
+    userCode: string,
+  ): Promise<{ ok: true; signIn: TvSignIn } | { ok: false; refusal: AccountRefusal }>;
+  /** Signs that TV in to the account, or refuses it. */
+  decideTvSignIn(userCode: string, approve: boolean): Promise<AccountChange>;
+}
+
+/** A TV waiting to be signed in with a code (client-api's DeviceSignIn). */
+export interface TvSignIn {
+  userCode: string;
+  deviceClass: string;
+  deviceId: string;
+  deviceName: string;
 }
 
 export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };
@@ -65,7 +79,13 @@ interface DelegationAnswer {
   expiresIn: number;
 }
 
-const SCOPES: DelegationScope[] = ['devices:read', 'devices:write', 'sessions:write', 'bookmarks:read'];
+const SCOPES: DelegationScope[] = [
+  'devices:read',
+  'devices:write',
+  'sessions:write',
+  'bookmarks:read',
+  'devices:pair',
+];
 /** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
 const REFUSALS = [400, 404, 409];
 /** Linked speakers whose delegated token is kept; the least recently used goes first. */
@@ -191,6 +211,22 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
         // The link rested on one of those sessions (the chat page's): its token is no good any more.
         if (outcome.ok) cached.delete(assistantId);
         return outcome;
+      },
+      async tvSignIn(code) {
+        // A wrong code, or too many of them (429), is the person's business: told in words.
+        const answer = await call<TvSignIn>(`/device-sign-ins/${encodeURIComponent(code)}`, 'GET', [
+          ...REFUSALS,
+          429,
+        ]);
+        if (answer.status === 200 && answer.body) return { ok: true, signIn: answer.body };
+        return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
+      },
+      async decideTvSignIn(code, approve) {
+        // A disabled TV (403) or too many wrong codes (429) are told in words, as the other refusals.
+        const path = `/device-sign-ins/${encodeURIComponent(code)}/approved/${approve}`;
+        const answer = await call<unknown>(path, 'PUT', [...REFUSALS, 403, 429]);
+        if (answer.status < 300) return { ok: true };
+        return { ok: false, refusal: { status: answer.status, type: errorType(answer.body) } };
       },
     };
   }

@@ -4,6 +4,13 @@ import { type AgentMetrics, uncounted } from '../metrics.ts';
 import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
 import {
+  decideTvSignIn,
+  type TvSignInAction,
+  type TvSignInNotFound,
+  tvSignInAction,
+  tvSignInSpec,
+} from './tv-sign-in.ts';
+import {
   type AccountLimits,
   isWatchingRead,
   readWatching,
@@ -61,6 +68,7 @@ export const accountToolSpecs = {
     changes: true,
   },
   ...watchingToolSpecs,
+  approve_tv_sign_in: tvSignInSpec,
 } as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
 
 export type AccountToolName = keyof typeof accountToolSpecs;
@@ -85,14 +93,16 @@ export type ToolResult =
   | { status: 'invalid_arguments'; tool: string; problems: string[] }
   | { status: 'unknown_tool'; tool: string }
   | { status: 'nothing_to_confirm' }
-  | WatchingResult;
+  | WatchingResult
+  | TvSignInNotFound;
 
 /** A changing action with the device it names, resolved: what the person confirms. */
 export type ConfirmableAction =
   | { tool: 'rename_device'; mediaPlayerId: string; deviceName: string; name: string }
   | { tool: 'set_device_enabled'; mediaPlayerId: string; deviceName: string; enabled: boolean }
   | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string }
-  | { tool: 'sign_out_everywhere' };
+  | { tool: 'sign_out_everywhere' }
+  | TvSignInAction;
 
 /** Lower case, no accents, no punctuation, single spaces: how device names are compared. */
 export function normalizeName(text: string): string {
@@ -197,11 +207,13 @@ export function createAccountTools(
     const outcome =
       action.tool === 'sign_out_everywhere'
         ? await session.signOutEverywhere()
-        : action.tool === 'rename_device'
-          ? await session.rename(action.mediaPlayerId, action.name)
-          : action.tool === 'set_device_enabled'
-            ? await session.setEnabled(action.mediaPlayerId, action.enabled)
-            : await session.signOut(action.mediaPlayerId);
+        : action.tool === 'approve_tv_sign_in'
+          ? await decideTvSignIn(session, action)
+          : action.tool === 'rename_device'
+            ? await session.rename(action.mediaPlayerId, action.name)
+            : action.tool === 'set_device_enabled'
+              ? await session.setEnabled(action.mediaPlayerId, action.enabled)
+              : await session.signOut(action.mediaPlayerId);
     return outcome.ok ? { status: 'done', action } : { status: 'refused', action, refusal: outcome.refusal };
   }
 
@@ -213,6 +225,22 @@ export function createAccountTools(
       action,
       confirmation: { id: pending.id, expiresAt: new Date(pending.expiresAt).toISOString() },
     };
+  }
+
+  /** A device tool's action on the device the person named, once resolved. */
+  async function deviceAction(
+    tool: 'rename_device' | 'set_device_enabled' | 'sign_out_device',
+    args: unknown,
+  ): Promise<ConfirmableAction | ToolResult> {
+    const { device: said } = args as { device: string };
+    const device = await resolve(said);
+    if ('status' in device) return device;
+    const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
+    return tool === 'rename_device'
+      ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
+      : tool === 'set_device_enabled'
+        ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
+        : { tool: 'sign_out_device', ...target };
   }
 
   return {
@@ -254,16 +282,11 @@ export function createAccountTools(
       return (await readWatching(session, tool, args as object, limits)) ?? { status: 'unknown_tool', tool };
     }
     if (tool === 'sign_out_everywhere') return ask({ tool });
-    const { device: said } = args as { device: string };
-    const device = await resolve(said);
-    if ('status' in device) return device;
-    const target = { mediaPlayerId: device.mediaPlayerId, deviceName: device.name };
-    const action: ConfirmableAction =
-      tool === 'rename_device'
-        ? { tool, ...target, name: (args as AccountToolArguments<'rename_device'>).name }
-        : tool === 'set_device_enabled'
-          ? { tool, ...target, enabled: (args as AccountToolArguments<'set_device_enabled'>).enabled }
-          : { tool: 'sign_out_device', ...target };
+    const action =
+      tool === 'approve_tv_sign_in'
+        ? await tvSignInAction(session, args as AccountToolArguments<'approve_tv_sign_in'>)
+        : await deviceAction(tool, args);
+    if ('status' in action) return action;
     return ask(action);
   }
 }

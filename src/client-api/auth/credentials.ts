@@ -2,7 +2,7 @@ import { authErrors, challenging, type ErrorSpec, httpErrors } from '../../core/
 import { authenticationErrors } from './errors.ts';
 
 /** The kinds of credentials a client API operation takes (its `security` in the API document). */
-export type CredentialKind = 'deviceOrOperator' | 'operator' | 'refreshToken' | 'basic' | 'none';
+export type CredentialKind = 'deviceOrOperator' | 'person' | 'operator' | 'refreshToken' | 'basic' | 'none';
 
 const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
 const BASIC_CHALLENGE = 'Basic realm="sintonia", charset="UTF-8"';
@@ -34,6 +34,8 @@ const tokenOrKey = [
  */
 export const credentialErrors: Record<CredentialKind, readonly ErrorSpec[]> = {
   deviceOrOperator: tokenOrKey,
+  // A person's own bearer token (a device's, or the assistant's for them); a key is refused like a wrong one.
+  person: tokenOrKey,
   operator: tokenOrKey,
   refreshToken: [bearerRefusals.CREDENTIALS_MISSING, authenticationErrors.REFRESH_TOKEN_INVALID],
   basic: [basicRefusals.CREDENTIALS_MISSING, basicRefusals.CREDENTIALS_INVALID],

@@ -33,7 +33,41 @@ export function createLoginThrottle(
   key: Buffer,
   onThrottled: (limit: 'address' | 'user') => void = () => {},
 ): LoginThrottle {
-  const windowMs = config.LOGIN_FAILURE_WINDOW * 1000;
+  return createAttemptThrottle(
+    {
+      perName: config.LOGIN_MAX_FAILURES,
+      perAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      windowSeconds: config.LOGIN_FAILURE_WINDOW,
+    },
+    (retryAfter) =>
+      authenticationErrors.LOGIN_THROTTLED(`Too many failed sign-ins; retry in ${retryAfter} seconds.`, {
+        headers: { 'retry-after': String(retryAfter) },
+      }),
+    repository,
+    key,
+    onThrottled,
+  );
+}
+
+/** Failures allowed per name and per client address within a window, from its first failure. */
+export interface AttemptLimits {
+  perName: number;
+  perAddress: number;
+  windowSeconds: number;
+}
+
+/**
+ * The sign-in throttle's mechanism for any guessed secret: counted in the store per name and per address
+ * (keyed hashes under `key`, so another key keeps its own buckets), refused with `refuse(retryAfter)`.
+ */
+export function createAttemptThrottle(
+  limits: AttemptLimits,
+  refuse: (retryAfterSeconds: number) => Error,
+  repository: LoginThrottleRepository,
+  key: Buffer,
+  onThrottled: (limit: 'address' | 'user') => void = () => {},
+): LoginThrottle {
+  const windowMs = limits.windowSeconds * 1000;
   let prunedAt = 0;
 
   async function countOrRefuse(
@@ -45,10 +79,7 @@ export function createLoginThrottle(
     const { failures, windowStart } = await repository.count(bucket, now, windowMs);
     if (failures <= limit) return;
     onThrottled(which);
-    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-    throw authenticationErrors.LOGIN_THROTTLED(`Too many failed sign-ins; retry in ${retryAfter} seconds.`, {
-      headers: { 'retry-after': String(retryAfter) },
-    });
+    throw refuse(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)));
   }
 
   return {
@@ -59,8 +90,8 @@ export function createLoginThrottle(
       }
       const address = `address:${keyedHash(key, clientAddress)}`;
       const user = `user:${keyedHash(key, username.trim().toLowerCase())}`;
-      await countOrRefuse(address, config.LOGIN_MAX_FAILURES_PER_ADDRESS, now, 'address');
-      await countOrRefuse(user, config.LOGIN_MAX_FAILURES, now, 'user');
+      await countOrRefuse(address, limits.perAddress, now, 'address');
+      await countOrRefuse(user, limits.perName, now, 'user');
       return {
         async succeeded() {
           await repository.clear(user);

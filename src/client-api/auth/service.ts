@@ -99,7 +99,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
   async function admitDevice(
     user: UserRecord,
     deviceClass: string,
-    credential: CredentialValue,
+    credential: Pick<CredentialValue, 'deviceId' | 'deviceName'>,
     now: number,
   ) {
     const existing = await devices.find(user.accountNumber, credential.deviceId);
@@ -134,6 +134,41 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     return row;
   }
 
+  /**
+   * A new session of (account, device, qspVersion) and its tokens, the device registered on first sight
+   * (the device limit applies): what a password sign-in ends with, and an approved TV sign-in too.
+   */
+  async function openSession(
+    user: UserRecord,
+    deviceClass: string,
+    credential: Pick<CredentialValue, 'deviceId' | 'deviceName'>,
+    qspVersion: string,
+  ): Promise<TokensValue> {
+    // Taken after the (deliberately slow) password check, so the new session starts fresh.
+    const now = Date.now();
+    const device = await admitDevice(user, deviceClass, credential, now);
+    const id = newSessionId();
+    const refresh = newRefreshToken(id);
+    const session: SessionRow = {
+      id,
+      account_number: user.accountNumber,
+      device_id: device.device_id,
+      device_class: device.device_class,
+      platform_user_id: user.platformUserId,
+      qsp_version: qspVersion,
+      refresh_hash: refresh.hash,
+      refresh_expires_at: now + config.REFRESH_TOKEN_TTL * 1000,
+      tier: null,
+      scope: null,
+      user_profile: null,
+      created_at: now,
+      last_used_at: now,
+      closed_at: null,
+    };
+    await sessions.insert(session);
+    return tokensFor(session, user, refresh.token, now);
+  }
+
   const refused = () => authenticationErrors.REFRESH_TOKEN_INVALID();
 
   return {
@@ -159,30 +194,20 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       const user = await userWith(credential.username, credential.password, clientAddress);
       if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
       if (authOnly) return { user };
-      // Taken after the (deliberately slow) password check, so the new session starts fresh.
-      const now = Date.now();
-      const device = await admitDevice(user, deviceClass, credential, now);
-      const id = newSessionId();
-      const refresh = newRefreshToken(id);
-      const session: SessionRow = {
-        id,
-        account_number: user.accountNumber,
-        device_id: device.device_id,
-        device_class: device.device_class,
-        platform_user_id: user.platformUserId,
-        qsp_version: qspVersion,
-        refresh_hash: refresh.hash,
-        refresh_expires_at: now + config.REFRESH_TOKEN_TTL * 1000,
-        tier: null,
-        scope: null,
-        user_profile: null,
-        created_at: now,
-        last_used_at: now,
-        closed_at: null,
-      };
-      await sessions.insert(session);
-      return { user, tokens: await tokensFor(session, user, refresh.token, now) };
+      return { user, tokens: await openSession(user, deviceClass, credential, qspVersion) };
     },
+
+    /**
+     * The user of an e-mail and password, counted and refused (429) by the sign-in throttle as a sign-in
+     * is; else 401 CREDENTIALS_INVALID. For other ways in that check a person first (the TV sign-in page).
+     */
+    async checkCredentials(username: string, password: string, clientAddress: string): Promise<UserRecord> {
+      const user = await userWith(username, password, clientAddress);
+      if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
+      return user;
+    },
+
+    openSession,
 
     /**
      * GET …/tokens and …/userInfo: the session's refresh token (as a bearer) for fresh tokens; the

@@ -149,4 +149,48 @@ export const clientApiVariables = {
     pattern: '^https?://',
     description: 'Base of the VAST tag URL that ad-info builds from its parameters (local ad table).',
   }),
+  CLIENT_API_PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#]+$',
+      description:
+        "client-api's public origin (`https://tv.example`), the TV sign-in's issuer and the origin of its verification page; unset: http://HOST:CLIENT_API_PORT.",
+    }),
+  ),
+  DEVICE_GRANT_CLIENT_IDS: Type.String({
+    default: 'smarttv,stb,console',
+    pattern: '^[A-Za-z0-9_-]{1,24}(,[A-Za-z0-9_-]{1,24})*$',
+    description:
+      'Comma-separated public OAuth client ids of the TV sign-in with a code, one per device class: a TV signs in as the device class of its client id.',
+  }),
+  DEVICE_GRANT_TTL: Type.Integer({
+    minimum: 60,
+    maximum: 3600,
+    default: 600,
+    description: 'Lifetime of a TV sign-in code (device_code and user_code), in seconds.',
+  }),
+  DEVICE_GRANT_INTERVAL: Type.Integer({
+    minimum: 1,
+    maximum: 60,
+    default: 5,
+    description: 'Seconds a TV waits between polls of the token endpoint; faster is `slow_down` (+5 s).',
+  }),
+  DEVICE_GRANT_MAX_PENDING_PER_ADDRESS: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description: 'TV sign-in codes waiting for approval per client address; one more is 429.',
+  }),
+  USER_CODE_MAX_FAILURES: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 5,
+    description:
+      'Wrong TV sign-in codes allowed per person (signed-in user or assistant user) within LOGIN_FAILURE_WINDOW; then 429 USER_CODE_THROTTLED with Retry-After.',
+  }),
+  USER_CODE_MAX_FAILURES_PER_ADDRESS: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 20,
+    description: 'Wrong TV sign-in codes allowed per client address within LOGIN_FAILURE_WINDOW.',
+  }),
 };

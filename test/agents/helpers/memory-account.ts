@@ -39,6 +39,9 @@ export function memoryAccount(
         .filter((bookmark) => contentId === undefined || bookmark.contentId === contentId)
         .slice(0, limit),
     signOutEverywhere: async () => change('sign-out everywhere'),
+    // No TV waits in memory: the TV sign-in is tested against the real client-api.
+    tvSignIn: async () => ({ ok: false, refusal: { status: 404, type: 'USER_CODE_INVALID' } }),
+    decideTvSignIn: async (code, approve) => change(`tv-sign-in ${code} ${approve}`),
   };
   return { session, ran };
 }

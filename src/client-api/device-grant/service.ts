@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../core/config.ts';
+import { ProblemError } from '../../core/errors.ts';
+import { isoTime } from '../../core/iso-time.ts';
+import { keyedHash } from '../../core/secrets.ts';
+import type { AccountRepository } from '../accounts/repository.ts';
+import type { LoginThrottle } from '../auth/login-throttle.ts';
+import type { AuthService } from '../auth/service.ts';
+import { deviceErrors } from '../devices/errors.ts';
+import type { DeviceRepository } from '../devices/repository.ts';
+import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
+import type { UserRepository } from '../users/repository.ts';
+import { deviceCodeHash, displayUserCode, newDeviceCode, newUserCode, normalizeUserCode } from './codes.ts';
+import { deviceGrantErrors } from './errors.ts';
+import type { DeviceGrantRepository } from './repository.ts';
+import {
+  DEVICE_CODE_GRANT_TYPE,
+  type DeviceAuthorizationRequestValue,
+  type DeviceSignInValue,
+  type TokenRequestValue,
+} from './schemas.ts';
+import type { DeviceGrantRow } from './tables.ts';
+
+type Settings = Pick<
+  Config,
+  | 'DEVICE_GRANT_CLIENT_IDS'
+  | 'DEVICE_GRANT_TTL'
+  | 'DEVICE_GRANT_INTERVAL'
+  | 'DEVICE_GRANT_MAX_PENDING_PER_ADDRESS'
+  | 'MAX_DEVICES_PER_ACCOUNT'
+  | 'CLIENT_API_BASE_PATH'
+>;
+
+/** Who approves or denies a TV sign-in: a user of an account, and where (page, device, assistant). */
+export interface Approver {
+  accountNumber: string;
+  platformUserId: string;
+  /** The name wrong codes are counted under (a user, an assistant user). */
+  person: string;
+  /** The address wrong codes are counted under. */
+  address: string;
+  via: 'page' | 'device' | 'assistant';
+}
+
+export interface DeviceGrantDeps {
+  config: Settings;
+  grants: DeviceGrantRepository;
+  auth: Pick<AuthService, 'openSession'>;
+  users: UserRepository;
+  accounts: AccountRepository;
+  devices: DeviceRepository;
+  /** Wrong user codes per person and per address. */
+  guesses: LoginThrottle;
+  /** Keys the user codes' and addresses' hashes. */
+  key: Buffer;
+  /** client-api's public origin, read per call (known once it listens). */
+  issuer(): string;
+}
+
+/** A poll this close to the interval is still on time: a TV's timer and the network are not exact. */
+const POLL_LEEWAY_MS = 250;
+/** Attempts to draw a user code not in use before giving up (20^8 codes: a clash is already rare). */
+const CODE_DRAWS = 5;
+/** The QSP version of a TV's session: the contract's default. */
+const TV_QSP_VERSION = 'V3';
+
+/**
+ * The TV sign-in with a code (OAuth 2.0 device authorization grant, RFC 8628): a TV asks for codes,
+ * a person approves the user code (on the verification page, from a signed-in device or through the
+ * assistant), and the TV's poll of the token endpoint then opens an ordinary session: the same tokens,
+ * device registration and device limit as a password sign-in.
+ */
+export function createDeviceGrantService(deps: DeviceGrantDeps) {
+  const { config, grants, key } = deps;
+  const clientIds = new Set(config.DEVICE_GRANT_CLIENT_IDS.split(','));
+  const e = deviceGrantErrors;
+  const base = () => `${deps.issuer()}${config.CLIENT_API_BASE_PATH}`;
+  const userCodeHash = (letters: string) => keyedHash(key, `user-code:${letters}`);
+
+  const knownClient = (clientId: string) => {
+    if (!clientIds.has(clientId)) throw e.OAUTH_CLIENT_UNKNOWN(`The client_id ${clientId} is not known.`);
+  };
+
+  const deviceNameOf = (grant: DeviceGrantRow) =>
+    (grant.device_name?.trim() || `${grant.client_id} ${grant.device_id}`).slice(0, DEVICE_NAME_MAX_LENGTH);
+
+  /** The device limit, checked when a person approves (and again when the TV takes its tokens). */
+  async function admissible(grant: DeviceGrantRow, accountNumber: string): Promise<void> {
+    const existing = await deps.devices.find(accountNumber, grant.device_id);
+    if (existing) {
+      if (existing.enabled !== 1) throw deviceErrors.DEVICE_DISABLED('This TV is disabled in the account.');
+      return;
+    }
+    if ((await deps.devices.countEnabled(accountNumber)) >= config.MAX_DEVICES_PER_ACCOUNT) {
+      throw deviceErrors.DEVICE_LIMIT_REACHED(
+        `The account already holds ${config.MAX_DEVICES_PER_ACCOUNT} enabled devices: remove one first.`,
+      );
+    }
+  }
+
+  async function redeem(grant: DeviceGrantRow) {
+    if (!(await grants.redeem(grant.id)) || grant.platform_user_id === null) {
+      throw e.DEVICE_CODE_INVALID('This device_code was used already.');
+    }
+    const user = await deps.users.findByPlatformUserId(grant.platform_user_id);
+    if (!user) throw e.SIGN_IN_DENIED('The person who approved this sign-in no longer exists.');
+    try {
+      const device = { deviceId: grant.device_id, deviceName: deviceNameOf(grant) };
+      return await deps.auth.openSession(user, grant.client_id, device, TV_QSP_VERSION);
+    } catch (error) {
+      // Between the approval and this poll the account may have filled up or disabled the TV.
+      if (error instanceof ProblemError && error.status < 500) {
+        throw e.SIGN_IN_DENIED(`The sign-in was refused: ${error.message}`, { errors: error.errors });
+      }
+      throw error;
+    }
+  }
+
+  return {
+    /** The metadata of RFC 8414 naming the endpoints. */
+    metadata() {
+      const issuer = deps.issuer();
+      return {
+        issuer,
+        device_authorization_endpoint: `${base()}/oauth/device_authorization`,
+        token_endpoint: `${base()}/oauth/token`,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        grant_types_supported: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'],
+        response_types_supported: [],
+        token_endpoint_auth_methods_supported: ['none'],
+      };
+    },
+
+    verificationUri: () => `${base()}/device`,
+
+    /** POST …/oauth/device_authorization: new codes for a TV, within the pending limit of its address. */
+    async authorize(request: DeviceAuthorizationRequestValue, clientAddress: string, now = Date.now()) {
+      knownClient(request.client_id);
+      const addressHash = keyedHash(key, `address:${clientAddress}`);
+      const pending = await grants.pendingOf(addressHash, now);
+      if (pending.count >= config.DEVICE_GRANT_MAX_PENDING_PER_ADDRESS) {
+        const retryAfter = Math.max(1, Math.ceil(((pending.nextExpiry ?? now) - now) / 1000));
+        throw e.PENDING_SIGN_INS_LIMITED(
+          `${pending.count} sign-in codes are waiting from this address; retry in ${retryAfter} seconds.`,
+          { headers: { 'retry-after': String(retryAfter) } },
+        );
+      }
+      const deviceCode = newDeviceCode();
+      for (let draw = 0; draw < CODE_DRAWS; draw++) {
+        const userCode = newUserCode();
+        const inserted = await grants.insert({
+          id: randomUUID(),
+          device_code_hash: deviceCodeHash(deviceCode),
+          user_code_hash: userCodeHash(userCode.replace('-', '')),
+          client_id: request.client_id,
+          device_id: request.device_id,
+          device_name: request.device_name?.trim() || null,
+          address_hash: addressHash,
+          status: 'pending',
+          poll_interval: config.DEVICE_GRANT_INTERVAL,
+          last_polled_at: null,
+          account_number: null,
+          platform_user_id: null,
+          decided_by: null,
+          decided_at: null,
+          created_at: now,
+          expires_at: now + config.DEVICE_GRANT_TTL * 1000,
+        });
+        if (!inserted) continue;
+        const page = `${base()}/device`;
+        return {
+          device_code: deviceCode,
+          user_code: userCode,
+          verification_uri: page,
+          verification_uri_complete: `${page}?user_code=${userCode}`,
+          expires_in: config.DEVICE_GRANT_TTL,
+          interval: config.DEVICE_GRANT_INTERVAL,
+        };
+      }
+      throw new Error('No free user code after several draws.');
+    },
+
+    /** POST …/oauth/token with the device_code grant: the RFC's answers until the TV gets its tokens. */
+    async poll(request: TokenRequestValue, now = Date.now()) {
+      if (request.grant_type !== DEVICE_CODE_GRANT_TYPE) {
+        throw e.OAUTH_GRANT_TYPE_UNSUPPORTED(`The grant_type must be ${DEVICE_CODE_GRANT_TYPE}.`);
+      }
+      knownClient(request.client_id);
+      if (request.device_code === undefined || request.device_code === '') {
+        throw e.OAUTH_REQUEST_INVALID('The device_code parameter is required.');
+      }
+      const grant = await grants.byDeviceCode(deviceCodeHash(request.device_code));
+      if (!grant || grant.client_id !== request.client_id) throw e.DEVICE_CODE_INVALID();
+      if (grant.status === 'redeemed') throw e.DEVICE_CODE_INVALID('This device_code was used already.');
+      if (grant.expires_at <= now) throw e.DEVICE_CODE_EXPIRED();
+      if (!(await grants.recordPoll(grant.id, now, POLL_LEEWAY_MS))) {
+        throw e.POLLING_TOO_FAST(
+          `Polling too fast: wait at least ${grant.poll_interval + 5} seconds between polls from now on.`,
+        );
+      }
+      if (grant.status === 'pending') throw e.AUTHORIZATION_PENDING();
+      if (grant.status === 'denied') throw e.SIGN_IN_DENIED('The person refused this sign-in.');
+      const tokens = await redeem(grant);
+      return {
+        access_token: tokens.accessToken,
+        token_type: 'Bearer' as const,
+        expires_in: tokens.expiresIn,
+        refresh_token: tokens.refreshToken,
+        session_id: tokens.sessionId,
+      };
+    },
+
+    /**
+     * The pending sign-in of a code a person typed, counted against their wrong guesses (per person and
+     * per address, 429 USER_CODE_THROTTLED past either); unknown, expired or decided: 404 USER_CODE_INVALID.
+     */
+    async find(typed: string, approver: Pick<Approver, 'person' | 'address'>, now = Date.now()) {
+      const attempt = await deps.guesses.admit(approver.person, approver.address, now);
+      const letters = normalizeUserCode(typed);
+      const grant =
+        letters === undefined ? undefined : await grants.pendingByUserCode(userCodeHash(letters), now);
+      if (!grant) throw e.USER_CODE_INVALID();
+      await attempt.succeeded();
+      return grant;
+    },
+
+    /** A grant still waiting for a decision, by id (the page's ticket names it). */
+    async pendingById(id: string, now = Date.now()) {
+      const grant = await grants.byId(id);
+      return grant?.status === 'pending' && grant.expires_at > now ? grant : undefined;
+    },
+
+    /** Approves (the device limit checked first) or denies a pending sign-in; decided already: 404. */
+    async decide(grant: DeviceGrantRow, approver: Approver, approved: boolean, now = Date.now()) {
+      if (approved) await admissible(grant, approver.accountNumber);
+      const decided = await grants.decide(
+        grant.id,
+        {
+          status: approved ? 'approved' : 'denied',
+          accountNumber: approver.accountNumber,
+          platformUserId: approver.platformUserId,
+          decidedBy: approver.via,
+        },
+        now,
+      );
+      if (!decided) throw e.USER_CODE_INVALID('This sign-in was decided already or has expired.');
+      return { ...grant, status: approved ? ('approved' as const) : ('denied' as const) };
+    },
+
+    /** What a person is shown of a sign-in: the TV's class, id and name, and the code. */
+    view(grant: DeviceGrantRow, letters: string): DeviceSignInValue {
+      return {
+        userCode: displayUserCode(letters),
+        deviceClass: grant.client_id,
+        deviceId: grant.device_id,
+        deviceName: deviceNameOf(grant),
+        status: grant.status === 'redeemed' ? 'approved' : grant.status,
+        expiresAt: isoTime(grant.expires_at),
+      };
+    },
+
+    /** Grants whose codes expired more than a lifetime ago (a late poll still hears expired_token). */
+    purgeExpired: (now = Date.now()) => grants.purgeExpired(now - config.DEVICE_GRANT_TTL * 1000),
+  };
+}
+
+export type DeviceGrantService = ReturnType<typeof createDeviceGrantService>;

@@ -1,0 +1,67 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { App } from '../../src/core/http/service-app.ts';
+import { BASE } from './accounts-fixtures.ts';
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export const PUBLIC_URL = 'http://tv.test';
+/** A user code as the TV shows it: 8 letters of RFC 8628's 20-letter alphabet. */
+export const USER_CODE_SHAPE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
+
+/** A form-encoded POST, as an OAuth client sends it. */
+export function postForm(
+  app: App,
+  path: string,
+  form: Record<string, string>,
+  options: { from?: string; headers?: Record<string, string> } = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: `${BASE}${path}`,
+    payload: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
+    ...(options.from ? { remoteAddress: options.from } : {}),
+  });
+}
+
+export interface Codes {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+/** A TV asks for codes; fails the test unless it gets them. */
+export async function askCodes(
+  app: App,
+  deviceId: string,
+  options: { clientId?: string; deviceName?: string; from?: string } = {},
+): Promise<Codes> {
+  const response = await postForm(
+    app,
+    '/oauth/device_authorization',
+    {
+      client_id: options.clientId ?? 'smarttv',
+      device_id: deviceId,
+      ...(options.deviceName ? { device_name: options.deviceName } : {}),
+    },
+    options.from ? { from: options.from } : {},
+  );
+  if (response.statusCode !== 200) throw new Error(`codes refused: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+/** The TV's poll of the token endpoint. */
+export const poll = (app: App, deviceCode: string, clientId = 'smarttv') =>
+  postForm(app, '/oauth/token', {
+    grant_type: DEVICE_CODE_GRANT,
+    device_code: deviceCode,
+    client_id: clientId,
+  });
+
+/** The OAuth `error` of a refusal, with its family `errors[].type` values. */
+export function oauthError(response: LightMyRequestResponse): { error: string; types: string[] } {
+  const body = response.json();
+  return { error: body.error, types: (body.errors as Array<{ type: string }>).map((item) => item.type) };
+}

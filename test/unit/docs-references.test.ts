@@ -27,9 +27,12 @@ const pages = [
 const CONFIGURATION_PAGE = 'README.md';
 const read = (page: string) => readFileSync(join(root, page), 'utf8');
 
-/** Variables that are not ours: the shell's, PostgreSQL's clients', OpenTelemetry's, the test and bench runners'. */
+/**
+ * Variables that are not ours: the shell's, PostgreSQL's clients', OpenTelemetry's, the test and bench
+ * runners'; `NAME_FILE` is how the docs spell "any secret's file variable".
+ */
 const foreignVariable =
-  /^(OTEL_|PG[A-Z]|NODE_|SINTONIA_TEST_|BENCH_|CHROMIUM_PATH$|DEBIAN_FRONTEND$|CI$|HOME$|PATH$)/;
+  /^(OTEL_|PG[A-Z]|NODE_|SINTONIA_TEST_|SINTONIA_TV_SIGN_IN_SCREENSHOTS$|BENCH_|CHROMIUM_PATH$|DEBIAN_FRONTEND$|NAME_FILE$|CI$|HOME$|PATH$)/;
 
 function codeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '');
@@ -83,8 +86,10 @@ describe('what the README and docs/ name exists', () => {
     const unknown: string[] = [];
     for (const page of pages) {
       for (const block of codeBlocks(read(page))) {
-        for (const match of block.matchAll(
-          /(?:^|[\s;&|(])(?:npx\s+)?(?:sintonia|bin\/sintonia\.mjs)\s+([a-z][a-z-]*(?:[ \t]+[a-z][a-z-]*)?)/gm,
+        // A shell comment is prose, not a command.
+        const commandLines = block.replace(/(^|\s)#.*$/gm, '');
+        for (const match of commandLines.matchAll(
+          /(?:^|[\s;&|(])(?:npx[ \t]+)?(?:sintonia|bin\/sintonia\.mjs)[ \t]+([a-z][a-z-]*(?:[ \t]+[a-z][a-z-]*)?)(?=\s|$)/gm,
         )) {
           const invoked = match[1] ?? '';
           if (

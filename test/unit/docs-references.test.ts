@@ -24,7 +24,7 @@ const pages = [
     .map((name) => join('docs', name)),
 ];
 /** Where the operator finds every variable (the table `scripts/config-table.ts` prints). */
-const CONFIGURATION_PAGE = 'README.md';
+const CONFIGURATION_PAGE = 'docs/configuration.md';
 const read = (page: string) => readFileSync(join(root, page), 'utf8');
 
 /**

@@ -122,6 +122,12 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
       server?.child.kill('SIGTERM');
       await server?.exited;
     }
+    // What nginx logged of its upstreams (refused connections during the restarts; anything else explains a
+    // failure above).
+    for (const line of nginx?.errors().split('\n') ?? []) {
+      if (line.includes('upstream') && !line.includes('111: Connection refused'))
+        process.stdout.write(`# nginx: ${line}\n`);
+    }
     await nginx?.stop();
     cluster?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -303,8 +309,15 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
 
     // Every answer is the family's own JSON: no nginx page (502, 504, its HTML), and nothing but 200, and
     // 404 for a read of a bookmark whose save was refused, and 503 STORE_UNAVAILABLE with Retry-After while
-    // the database restarted.
+    // the database restarted. One exception, nginx's by design: a save whose connection the stopping process
+    // reset after nginx had sent it (opened as the process closed its listener) is not retried elsewhere
+    // (a POST may have run), and nginx answers 502. Seen in 1 of 5 runs (1 of that run's 9,278 requests);
+    // at most one per process stopped is let through here, and counted (docs/deployment.md, Rolling
+    // restart).
+    const sentThenReset = (answer: Answer) =>
+      answer.status === 502 && answer.kind === 'save' && answer.phases.has('rolling restart');
     const strange = answers.filter((answer) => {
+      if (sentThenReset(answer)) return false;
       if (!answer.contentType.startsWith('application/json')) return true;
       if (answer.status === 200) return false;
       const body = JSON.parse(answer.body) as { errors?: { type?: string }[] };
@@ -325,6 +338,7 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
       [],
       `${strange.length} answers that are not the family's`,
     );
+    assert.ok(count(sentThenReset) <= 2, `${count(sentThenReset)} saves reset after nginx sent them`);
     assert.ok(count((answer) => answer.phases.has('rolling restart')) > 0, 'load during the rolling restart');
     assert.ok(
       count((answer) => answer.phases.has('database restart')) > 0,

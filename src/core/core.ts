@@ -150,7 +150,7 @@ export async function openCore(
   }
   if (keyring.storeAt === 'previous') {
     logger.warn(
-      'the store is still at SINTONIA_MASTER_KEY_PREVIOUS: this process seals under it until it is restarted after `sintonia master-key rotate`',
+      'the store is at SINTONIA_MASTER_KEY_PREVIOUS: this process seals under it and opens what either key sealed; processes started after `sintonia master-key rotate` seal under SINTONIA_MASTER_KEY',
     );
   }
   if (database.dialect === 'postgres' && !master.configured) {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,23 +13,7 @@ import { HOUSEHOLD_PASSWORD } from '../helpers/household.ts';
 import { binPath, runCli } from '../helpers/processes.ts';
 
 /** `sintonia backup` in a child process, as an operator runs it. */
-function backup(args: string[], env: Env) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, 'backup', ...args], {
-      env: { PATH: process.env.PATH, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const backup = (args: string[], env: Env) => runCli(['backup', ...args], env);
 
 async function signIn(clientApi: string, deviceId: string): Promise<string> {
   const response = await fetch(`${clientApi}/auth/smarttv/users/authenticate`, {

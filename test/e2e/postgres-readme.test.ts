@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
-import { testDatabase } from '../helpers/harness.ts';
+import { createTestDatabase, testDatabase } from '../helpers/harness.ts';
 import { binPath, freePort, startServe } from '../helpers/processes.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -16,27 +14,6 @@ function postgresBlocks(): string[][] {
   const start = readme.indexOf('## Running on PostgreSQL');
   const section = readme.slice(start, readme.indexOf('\n### ', start));
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => (match[1] ?? '').trim().split('\n'));
-}
-
-/** A fresh, empty database in the run's throwaway cluster: nothing has opened it yet. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const adminUrl = String(process.env.TEST_DATABASE_URL);
-  const name = `readme_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
 }
 
 /**
@@ -76,7 +53,8 @@ describe(`README, Running on PostgreSQL, followed literally (${testDatabase})`, 
 
   for (const useFile of [false, true]) {
     it(`on a fresh database, with ${useFile ? 'SINTONIA_MASTER_KEY_FILE' : 'SINTONIA_MASTER_KEY'}: every step succeeds and the services serve`, async () => {
-      const database = await freshDatabase();
+      // A fresh, empty database: nothing has opened it yet.
+      const database = await createTestDatabase();
       cleanups.push(() => database.drop());
       const folder = mkdtempSync(join(tmpdir(), 'sintonia-readme-'));
       cleanups.push(() => rmSync(folder, { recursive: true, force: true }));

@@ -26,25 +26,9 @@ export interface TestCore extends Core {
  */
 export async function createTestCore(overrides: Env = {}): Promise<TestCore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sintonia-test-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    const name = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    };
-  }
+  const database = process.env.TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+  const databaseUrl = database?.url;
+  const dropDatabase = async () => database?.drop();
   const env: Env = {
     HOST: '127.0.0.1',
     CLIENT_API_PORT: '0',
@@ -65,6 +49,27 @@ export async function createTestCore(overrides: Env = {}): Promise<TestCore> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+/** A fresh, empty database in the throwaway PostgreSQL cluster of the test run (TEST_DATABASE_URL). */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = String(process.env.TEST_DATABASE_URL);
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
 }
 
 /** One service app built exactly as production builds it, for `app.inject`. */

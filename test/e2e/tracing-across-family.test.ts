@@ -18,15 +18,18 @@ interface ReceivedSpan {
   traceId: string;
   spanId: string;
   name: string;
+  requestId?: string;
 }
+
+type Attribute = { key: string; value: { stringValue?: string } };
 
 /** What an OTLP/HTTP JSON export holds, as far as this test reads it. */
 interface Export {
   resourceSpans: Array<{
-    resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+    resource: { attributes: Attribute[] };
     scopeSpans: Array<{
       scope: { name: string };
-      spans: Array<{ traceId: string; spanId: string; name: string }>;
+      spans: Array<{ traceId: string; spanId: string; name: string; attributes?: Attribute[] }>;
     }>;
   }>;
 }
@@ -53,6 +56,8 @@ function otlpReceiver() {
                 traceId: span.traceId,
                 spanId: span.spanId,
                 name: span.name,
+                requestId: span.attributes?.find((attribute) => attribute.key === 'sintonia.request_id')
+                  ?.value.stringValue,
               });
         }
       }
@@ -189,14 +194,17 @@ describe('tracing across the family', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     const traced = lines.filter((line) => line.trace_id === trace);
     assert.ok(traced.length > 0, 'client-api logged lines of the trace');
+    const completed = traced.filter(
+      (line) => line.msg === 'request completed' && typeof line.span_id === 'string',
+    );
+    assert.ok(completed.length > 0, JSON.stringify(traced));
+    // …and the request's span carries the same request id: from a log line to its span and back.
+    const spanRequestIds = new Set(
+      receiver.spans.filter((span) => span.traceId === trace).map((span) => span.requestId),
+    );
     assert.ok(
-      traced.some(
-        (line) =>
-          line.msg === 'request completed' &&
-          typeof line.requestId === 'string' &&
-          typeof line.span_id === 'string',
-      ),
-      JSON.stringify(traced),
+      completed.some((line) => spanRequestIds.has(line.requestId as string)),
+      `request ids ${completed.map((line) => line.requestId).join(', ')} not on the trace's spans`,
     );
   });
 });

@@ -7,6 +7,9 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+const isProbe = (url: string | undefined) => url !== undefined && PROBES.has(url.split('?')[0] ?? url);
+
 /**
  * The OpenTelemetry Node SDK with the instrumentations of what the family runs on: node:http (the servers),
  * Fastify (its routes and hooks, through Fastify's own @fastify/otel), undici (fetch: how the services
@@ -23,10 +26,18 @@ export async function startSdk(serviceName: string | undefined) {
   const sdk = new NodeSDK({
     ...(serviceName ? { serviceName } : {}),
     instrumentations: [
-      new HttpInstrumentation(),
+      // Probes and scrapes are not traced: they would be most of the spans and tell nothing.
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => isProbe(request.url) }),
       new UndiciInstrumentation(),
       new PgInstrumentation(),
-      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        // One span for the request and one for its handler; a span per lifecycle hook cost more than the
+        // request itself under load, and the store's statements show what the hooks do.
+        instrumentHooks: false,
+        // The request id of the logs and the x-request-id header, on the request's span: one finds the other.
+        requestHook: (span, request) => span.setAttribute('sintonia.request_id', request.id),
+      }),
     ],
   });
   sdk.start();

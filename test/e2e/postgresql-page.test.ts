@@ -7,21 +7,21 @@ import { after, describe, it } from 'node:test';
 import { createTestDatabase, testDatabase } from '../helpers/harness.ts';
 import { binPath, freePort, startServe } from '../helpers/processes.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../docs/postgresql.md', import.meta.url), 'utf8');
 
-/** The shell blocks of the README's "Running on PostgreSQL" section, in order. */
+/** The shell blocks of docs/postgresql.md's first section (before "Several processes"), in order. */
 function postgresBlocks(): string[][] {
-  const start = readme.indexOf('## Running on PostgreSQL');
-  const section = readme.slice(start, readme.indexOf('\n### ', start));
+  const start = page.indexOf('# Running on PostgreSQL');
+  const section = page.slice(start, page.indexOf('\n## ', start));
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => (match[1] ?? '').trim().split('\n'));
 }
 
 /**
- * Runs the README's commands in a scratch folder, as written, but for three mechanical substitutions: the
+ * Runs the page's commands in a scratch folder, as written, but for three mechanical substitutions: the
  * DATABASE_URL value is the fresh database's, `npx sintonia` is this checkout's bin, and `npm start` is left
  * for the test to start (it never returns). `useFile`: the key-file block replaces the key's export line.
  */
-function followReadme(databaseUrl: string, folder: string, useFile: boolean) {
+function followPage(databaseUrl: string, folder: string, useFile: boolean) {
   const [commands = [], fileBlock = []] = postgresBlocks();
   const lines = commands.flatMap((line) => {
     if (line.startsWith('export SINTONIA_MASTER_KEY=')) return useFile ? fileBlock : [line];
@@ -43,7 +43,7 @@ function followReadme(databaseUrl: string, folder: string, useFile: boolean) {
   return { ...result, script: script.join('\n') };
 }
 
-describe(`README, Running on PostgreSQL, followed literally (${testDatabase})`, {
+describe(`docs/postgresql.md, followed literally (${testDatabase})`, {
   skip: testDatabase !== 'postgres',
 }, () => {
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -56,9 +56,9 @@ describe(`README, Running on PostgreSQL, followed literally (${testDatabase})`, 
       // A fresh, empty database: nothing has opened it yet.
       const database = await createTestDatabase();
       cleanups.push(() => database.drop());
-      const folder = mkdtempSync(join(tmpdir(), 'sintonia-readme-'));
+      const folder = mkdtempSync(join(tmpdir(), 'sintonia-pg-page-'));
       cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
-      const ran = followReadme(database.url, folder, useFile);
+      const ran = followPage(database.url, folder, useFile);
       assert.equal(ran.status, 0, `${ran.script}\n---\n${ran.stdout}\n${ran.stderr}`);
       const outputs = ran.stdout.trim().split('\n');
       const migrated = JSON.parse(outputs[0] ?? '');

@@ -1,4 +1,4 @@
-// Prints the README's table of configuration variables from the one configuration schema.
+// Prints the table of configuration variables (docs/configuration.md) from the one configuration schema.
 import { describeConfig } from '../src/core/config.ts';
 
 const escapeCell = (text: string) => text.replaceAll('|', '\\|');

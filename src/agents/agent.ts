@@ -18,6 +18,9 @@ export interface AgentTurn {
   signal: AbortSignal;
 }
 
+/** What an answer carries besides its text. */
+export type AnswerExtras = Omit<AgentAnswer, 'output'>;
+
 export interface AgentAnswer {
   output: string;
   /** The model that answered, when there is one. */
@@ -37,7 +40,8 @@ export interface Agent {
   /** False when the agent cannot answer as configured: it is still listed, and calls answer 400. */
   configured(): boolean;
   invoke(turn: AgentTurn): Promise<AgentAnswer>;
-  stream?(turn: AgentTurn): AsyncIterable<string>;
+  /** The answer's text in chunks; what goes with the text (buttons, attachments) is the return value. */
+  stream?(turn: AgentTurn): AsyncGenerator<string, AnswerExtras | undefined>;
   /**
    * How channels show this turn's answer, decided before it starts so a stream's first chunk says it:
    * `markdown` only for an answer that quotes nothing a person or a device controls. Absent: `plain`.
@@ -73,11 +77,16 @@ export function textFormatOf(agent: Agent, turn: AgentTurn): TextFormat {
   return agent.textFormat?.(turn) ?? 'plain';
 }
 
-/** The agent's answer as chunks of text: its own stream, or its whole answer as one chunk. */
-export async function* agentChunks(agent: Agent, turn: AgentTurn): AsyncGenerator<string> {
-  if (agent.stream) {
-    yield* agent.stream(turn);
-    return;
-  }
-  yield (await agent.invoke(turn)).output;
+/**
+ * The agent's answer as chunks of text: its own stream, or its whole answer as one chunk; the return value
+ * is what goes with the text (suggested actions, attachments).
+ */
+export async function* agentChunks(
+  agent: Agent,
+  turn: AgentTurn,
+): AsyncGenerator<string, AnswerExtras | undefined> {
+  if (agent.stream) return yield* agent.stream(turn);
+  const { output, ...extras } = await agent.invoke(turn);
+  yield output;
+  return extras;
 }

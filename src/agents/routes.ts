@@ -7,6 +7,7 @@ import {
   type AgentAnswer,
   type AgentRegistry,
   type AgentTurn,
+  type AnswerExtras,
   agentChunks,
   textFormatOf,
 } from './agent.ts';
@@ -165,14 +166,14 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
       const textFormat = textFormatOf(agent, turn);
       const chunks = agentChunks(agent, turn);
       // The first chunk is awaited before the headers go out: an early failure is a plain HTTP error.
-      let first: IteratorResult<string>;
+      let first: IteratorResult<string, AnswerExtras | undefined>;
       try {
         first = await chunks.next();
       } catch (error) {
         return abandonIfClientGone(request, reply, signal, error);
       }
-      const events = streamEvents(request, signal, { first, rest: chunks, textFormat }, (output) =>
-        answerBody(agent, request.body, { output }, textFormat),
+      const events = streamEvents(request, signal, { first, rest: chunks, textFormat }, (output, extras) =>
+        answerBody(agent, request.body, { ...extras, output }, textFormat),
       );
       return (
         reply

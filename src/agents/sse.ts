@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody } from '../core/errors.ts';
+import type { AnswerExtras } from './agent.ts';
 import { translateAgentError } from './error-policy.ts';
 import type { TextFormat } from './schemas.ts';
 
@@ -39,8 +40,8 @@ export function abandonIfClientGone(
 
 /** An agent's answer under way: its first chunk in hand, the rest to come, and how to show them. */
 export interface AnswerChunks {
-  first: IteratorResult<string>;
-  rest: AsyncIterator<string>;
+  first: IteratorResult<string, AnswerExtras | undefined>;
+  rest: AsyncIterator<string, AnswerExtras | undefined>;
   textFormat: TextFormat;
 }
 
@@ -52,7 +53,7 @@ export async function* streamEvents(
   request: FastifyRequest,
   signal: AbortSignal,
   { first, rest, textFormat }: AnswerChunks,
-  done: (output: string) => unknown,
+  done: (output: string, extras: AnswerExtras | undefined) => unknown,
 ): AsyncGenerator<string> {
   let output = '';
   try {
@@ -63,7 +64,7 @@ export async function* streamEvents(
       yield serverSentEvent('chunk', { text: next.value, textFormat });
       next = await rest.next();
     }
-    yield serverSentEvent('done', done(output));
+    yield serverSentEvent('done', done(output, next.value));
   } catch (error) {
     if (signal.aborted) {
       request.log.info('client went away; agent stream cancelled');

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
+import { sendAgentAnswer } from './helpers/directline-stream.ts';
 
 const { DirectLine } = await directLineJs();
 
@@ -263,8 +264,7 @@ describe('embedded Direct Line: what the agent answers besides text reaches the 
       });
       request.on('end', () => {
         asked.push(JSON.parse(raw));
-        response.writeHead(next.status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(next.body));
+        sendAgentAnswer(response, request.url?.endsWith('/stream') ? 'stream' : 'invoke', next);
       });
     });
     await new Promise<void>((resolve) => agents.listen(0, '127.0.0.1', resolve));

@@ -201,11 +201,13 @@ export function createAssistantAgent(facts: AssistantFacts, accounts?: AccountAc
     textFormat: () => 'plain',
     invoke: respond,
     async *stream(turn) {
-      // Word by word, so clients render it as it comes, like a model's stream.
-      for (const word of (await respond(turn)).output.match(/\S+\s*/g) ?? []) {
+      // Word by word, so clients render it as it comes, like a model's stream; its buttons go with the end.
+      const { output, ...extras } = await respond(turn);
+      for (const word of output.match(/\S+\s*/g) ?? []) {
         turn.signal.throwIfAborted();
         yield word;
       }
+      return extras;
     },
   };
 }

@@ -218,8 +218,9 @@ export function createChatAgent(
       const { model, messages, tools, settled, language, from } = await plan(turn);
       if (settled) {
         await remember(turn, said(turn), settled.output);
-        yield settled.output;
-        return;
+        const { output, ...extras } = settled;
+        yield output;
+        return extras;
       }
       for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
         let text = '';
@@ -232,14 +233,15 @@ export function createChatAgent(
         }
         if (!tools || calls.length === 0) {
           await remember(turn, messages.slice(from), text);
-          return;
+          return undefined;
         }
         const asked = await runCalls(tools, calls, messages, text);
         if (asked) {
-          const question = say(asked, language).output;
-          await remember(turn, messages.slice(from), question);
-          yield question;
-          return;
+          const { output, ...extras } = say(asked, language);
+          await remember(turn, messages.slice(from), output);
+          yield output;
+          // The yes / no buttons go with the end of the answer.
+          return extras;
         }
       }
       throw tooManyRounds();

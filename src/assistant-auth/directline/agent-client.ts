@@ -4,6 +4,7 @@ import type { Config } from '../../core/config.ts';
 import { type ErrorBody, errorBody, ProblemError } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
+import { streamAgent } from './agent-stream.ts';
 import {
   type ReplyAttachment,
   replyAttachmentsSchema,
@@ -49,13 +50,18 @@ export interface AgentClient {
   /** How long one call may take before it counts as failed (502). */
   readonly timeoutMs: number;
   invoke(call: AgentCall): Promise<AgentOutcome>;
+  /**
+   * The same turn through the agent's stream: `onText` hears the answer's text so far as it grows; the
+   * outcome is the whole answer, as `invoke` would give it.
+   */
+  stream(call: AgentCall, onText: (soFar: string) => void): Promise<AgentOutcome>;
 }
 
 /** Audience the agents server checks in the assistant's JWTs. */
 const AGENTS_AUDIENCE = 'sintonia-agents';
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, index) => 400 + index);
 
-function isErrorBody(value: unknown): value is ErrorBody {
+export function isErrorBody(value: unknown): value is ErrorBody {
   const body = value as Partial<ErrorBody> | undefined;
   return (
     typeof body?.code === 'string' &&
@@ -111,20 +117,40 @@ export function createAgentClient(
   // A model answer may take MODEL_TIMEOUT_MS on the agents server; a subsystem timeout on top covers the rest.
   const timeoutMs = settings.MODEL_TIMEOUT_MS + settings.SUBSYSTEM_TIMEOUT_MS;
 
+  /** The JWT the call carries: `assistant_id` tells the agent who speaks (only a bound conversation's do). */
+  const jwtFor = ({ userId, conversationId, assistantId }: AgentCall) =>
+    signer.sign(
+      {
+        sub: userId,
+        channel: 'directline',
+        conversationId,
+        ...(assistantId ? { assistant_id: assistantId } : {}),
+      },
+      { audience: AGENTS_AUDIENCE },
+    );
+  const bodyOf = ({ input, conversationId, locale, attachments }: AgentCall) => ({
+    input,
+    conversationId,
+    ...(locale ? { locale } : {}),
+    ...(attachments?.length ? { attachments } : {}),
+  });
+
   return {
     timeoutMs,
-    async invoke({ input, conversationId, userId, assistantId, locale, attachments }) {
+    stream: (call, onText) =>
+      streamAgent({
+        url: `${agentsUrl().replace(/\/+$/, '')}/agents/${agent}/stream`,
+        jwt: () => jwtFor(call),
+        body: bodyOf(call),
+        timeoutMs,
+        onText,
+        answer: replyOf,
+        logger,
+      }),
+    async invoke(call) {
+      const { conversationId } = call;
       const base = agentsUrl().replace(/\/+$/, '');
-      // `assistant_id` tells the agent who is speaking; only a bound conversation's calls carry it.
-      const jwt = await signer.sign(
-        {
-          sub: userId,
-          channel: 'directline',
-          conversationId,
-          ...(assistantId ? { assistant_id: assistantId } : {}),
-        },
-        { audience: AGENTS_AUDIENCE },
-      );
+      const jwt = await jwtFor(call);
       let answer: Awaited<ReturnType<typeof callSubsystem<unknown>>>;
       try {
         answer = await callSubsystem<unknown>(
@@ -133,12 +159,7 @@ export function createAgentClient(
             url: `${base}/agents/${agent}/invoke`,
             method: 'POST',
             headers: { authorization: `Bearer ${jwt}` },
-            body: {
-              input,
-              conversationId,
-              ...(locale ? { locale } : {}),
-              ...(attachments?.length ? { attachments } : {}),
-            },
+            body: bodyOf(call),
             timeoutMs,
           },
           ERROR_STATUSES,

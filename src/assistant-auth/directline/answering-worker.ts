@@ -13,6 +13,8 @@ import type { StreamHub } from './stream-hub.ts';
 /** The assistant as a Direct Line participant. */
 const BOT_ACCOUNT = { id: 'sintonia-assistant', name: 'Sintonia', role: 'bot' };
 const TYPING_REPEAT_MS = 3000;
+/** How often an answer under way is shown as it grows (Web Chat's livestreaming). */
+const LIVESTREAM_INTERVAL_MS = 200;
 /** How many abandoned messages one recovery sweep takes over. */
 const RECOVERY_BATCH = 50;
 
@@ -117,18 +119,22 @@ export function createAnsweringWorker({
       });
     typing();
     const repeat = setInterval(typing, TYPING_REPEAT_MS);
+    const live = livestream(row.id, message.id, () => clearInterval(repeat));
     try {
       const files = turnFiles(message);
       const outcome = await agents
-        .invoke({
-          // A message of files alone is heard as their names: the agents' input is never empty.
-          input: message.text?.trim() || files.map((file) => file.name).join(', '),
-          conversationId: row.id,
-          userId: row.userId,
-          assistantId: row.assistantId,
-          ...(message.locale ? { locale: message.locale } : {}),
-          ...(files.length > 0 ? { attachments: files } : {}),
-        })
+        .stream(
+          {
+            // A message of files alone is heard as their names: the agents' input is never empty.
+            input: message.text?.trim() || files.map((file) => file.name).join(', '),
+            conversationId: row.id,
+            userId: row.userId,
+            assistantId: row.assistantId,
+            ...(message.locale ? { locale: message.locale } : {}),
+            ...(files.length > 0 ? { attachments: files } : {}),
+          },
+          live.update,
+        )
         .catch((error: unknown): AgentOutcome => {
           logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
           return {
@@ -142,7 +148,7 @@ export function createAnsweringWorker({
         row.id,
         now,
         (id) => ({
-          ...replyFrom(outcome),
+          ...live.conclude(replyFrom(outcome)),
           id,
           timestamp: new Date(now).toISOString(),
           channelId: 'directline',
@@ -159,7 +165,65 @@ export function createAnsweringWorker({
         logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
     } finally {
       clearInterval(repeat);
+      live.stop();
     }
+  }
+
+  /**
+   * Web Chat's livestreaming of an answer under way: at most every LIVESTREAM_INTERVAL_MS, a typing
+   * activity with the text so far (streamType `streaming`, the first one's id as the stream's id), sent
+   * to the conversation's open streams only, never stored; the stored answer then concludes the stream
+   * (streamType `final`). An answer complete within the first interval is one message, as before.
+   */
+  function livestream(conversationId: string, replyToId: string | undefined, started: () => void) {
+    let streamId: string | undefined;
+    let sequence = 0;
+    let latest = '';
+    let shown = '';
+    let timer: NodeJS.Timeout | undefined;
+    const send = () => {
+      timer = undefined;
+      if (latest === shown) return;
+      shown = latest;
+      const id = `${conversationId}|stream-${randomBytes(6).toString('hex')}`;
+      if (streamId === undefined) started();
+      sequence += 1;
+      hub.sendEphemeral(conversationId, {
+        type: 'typing',
+        id,
+        timestamp: new Date().toISOString(),
+        channelId: 'directline',
+        conversation: { id: conversationId },
+        from: BOT_ACCOUNT,
+        ...(replyToId ? { replyToId } : {}),
+        text: latest,
+        channelData: {
+          streamType: 'streaming',
+          streamSequence: sequence,
+          ...(streamId === undefined ? {} : { streamId }),
+        },
+      });
+      streamId ??= id;
+    };
+    return {
+      update(soFar: string) {
+        latest = soFar;
+        timer ??= setTimeout(send, LIVESTREAM_INTERVAL_MS);
+      },
+      /** The stored answer, marked as the end of the stream when one was shown. */
+      conclude<T extends { channelData?: unknown }>(reply: T): T {
+        // Nothing more is shown once the answer is in: a late interim would open a stream never ended.
+        clearTimeout(timer);
+        timer = undefined;
+        if (streamId === undefined) return reply;
+        const channelData = (reply.channelData ?? {}) as Record<string, unknown>;
+        return { ...reply, channelData: { ...channelData, streamId, streamType: 'final' } };
+      },
+      stop() {
+        clearTimeout(timer);
+        timer = undefined;
+      },
+    };
   }
 
   function enqueue(row: Speaking, message: Activity, seq: number): void {

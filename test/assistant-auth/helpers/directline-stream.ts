@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 
@@ -124,6 +124,28 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Answers a call to `/agents/{name}/{mode}` as the agents server does: an invoke as JSON; a stream as
+ * Server-Sent Events (the whole output as one chunk, then the answer) once it succeeds, else as JSON.
+ */
+export function sendAgentAnswer(
+  response: ServerResponse,
+  mode: string,
+  answer: { status: number; headers?: Record<string, string>; body: unknown },
+): void {
+  const { status, headers, body } = answer;
+  if (mode === 'stream' && status === 200) {
+    const output = (body as { output?: unknown } | undefined)?.output;
+    response.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+    if (typeof output === 'string')
+      response.write(`event: chunk\ndata: ${JSON.stringify({ text: output })}\n\n`);
+    response.end(`event: done\ndata: ${JSON.stringify(body)}\n\n`);
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
 export async function startAgentsStub(): Promise<AgentsStub> {
   const stub: AgentsStub = {
     url: '',
@@ -133,14 +155,13 @@ export async function startAgentsStub(): Promise<AgentsStub> {
   };
   const server: Server = createServer((request, response) => {
     void readBody(request).then((text) => {
-      const name = /^\/agents\/([^/]+)\/invoke$/.exec(request.url ?? '')?.[1] ?? '';
+      const [, name = '', mode] = /^\/agents\/([^/]+)\/(invoke|stream)$/.exec(request.url ?? '') ?? [];
       const call = { name, authorization: request.headers.authorization, body: JSON.parse(text || '{}') };
       stub.calls.push(call);
       const answer = stub.answer(call);
       if (!answer) return;
       const { status, headers, body } = answer;
-      response.writeHead(status, { 'content-type': 'application/json', ...headers });
-      response.end(JSON.stringify(body));
+      sendAgentAnswer(response, mode ?? 'invoke', { status, headers, body });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

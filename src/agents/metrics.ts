@@ -67,8 +67,9 @@ export function countedAgent(agent: Agent, metrics: AgentMetrics): Agent {
         // A stream its reader stops early (the client went away) ends in `finally` without either branch.
         let outcome: 'ok' | 'error' | 'cancelled' = 'cancelled';
         try {
-          yield* stream(turn);
+          const extras = yield* stream(turn);
           outcome = 'ok';
+          return extras;
         } catch (error) {
           outcome = failed(turn.signal);
           throw error;

@@ -1,5 +1,7 @@
+import { retentionJob } from '../core/db/retention.ts';
 import { problemHandler } from '../core/http/error-handler.ts';
-import { type ServiceDefinition, type ServicePlugin, typed } from '../core/http/service-app.ts';
+import { runWhileOpen, type ServiceDefinition, type ServicePlugin, typed } from '../core/http/service-app.ts';
+import { chatHistoryRetention } from './chat/history.ts';
 import { type AgentsOf, composeAgents, defaultAgents } from './composition.ts';
 import { agentProblemPolicy } from './error-policy.ts';
 import { agentsOpenApi } from './openapi.ts';
@@ -14,6 +16,16 @@ export function agentsPlugin(agentsOf: AgentsOf = defaultAgents): ServicePlugin 
     const app = typed(instance);
     app.setErrorHandler(problemHandler(agentProblemPolicy));
     agentRoutes(app, composeAgents(core, agentsOf, metrics));
+    // What the chat agent remembers goes after CHAT_HISTORY_RETENTION (docs/retention.md).
+    runWhileOpen(
+      app,
+      retentionJob(
+        core.database,
+        [chatHistoryRetention(core.config)],
+        core.config,
+        core.logger.child({ component: 'retention' }),
+      ),
+    );
   };
 }
 

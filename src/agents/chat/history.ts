@@ -1,5 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Config } from '../../core/config.ts';
 import type { Database } from '../../core/db/database.ts';
+import type { RetentionRule } from '../../core/db/retention.ts';
 import type { AgentTables } from '../tables.ts';
 import type { ChatMessage } from './model-client.ts';
 
@@ -91,5 +94,17 @@ export function createChatHistory(deps: {
         )
         .execute();
     },
+  };
+}
+
+/** The retention job's rule for the chat agent's memory (indexed on created_at, migration 20261125120001). */
+export function chatHistoryRetention(config: Pick<Config, 'CHAT_HISTORY_RETENTION'>): RetentionRule {
+  return {
+    name: 'agent_chat_history',
+    table: 'agent_chat_history',
+    key: ['id'],
+    keepSeconds: config.CHAT_HISTORY_RETENTION,
+    column: 'created_at',
+    expired: (cutoff) => sql`${sql.ref('created_at')} < ${cutoff}`,
   };
 }

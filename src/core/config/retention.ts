@@ -42,6 +42,10 @@ export const retentionVariables = {
     30 * 86400,
     'Records of registration e-mail requests are kept this long, then removed; 0 keeps them forever.',
   ),
+  CHAT_HISTORY_RETENTION: seconds(
+    7 * 86400,
+    'What the chat agent remembers of a conversation is kept this long after each turn, then removed by the agents server; 0 keeps it forever.',
+  ),
   AD_CONTACT_RETENTION: seconds(
     90 * 86400,
     'Advertising contacts (POST /{deviceClass}/accounts/{accountNumber}/campaigns/{campaign}) are kept this long, then removed; 0 keeps them forever.',

@@ -140,6 +140,14 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
       const response = await fetch(`${nginx.urls[index]}/healthz`);
       assert.equal(response.status, 200);
       assert.equal(((await response.json()) as { service: string }).service, service);
+      // /metrics stays on the private side: through the proxy it is not found, in the family's body.
+      const metrics = await fetch(`${nginx.urls[index]}/metrics`);
+      assert.equal(metrics.status, 404);
+      assert.match(metrics.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(
+        ((await metrics.json()) as { errors: Array<{ type: string }> }).errors[0]?.type,
+        'ROUTE_NOT_FOUND',
+      );
     }
     const secret = await runCli(['directline-secret'], envs[0] ?? {});
     assert.equal(secret.code, 0, secret.stderr);

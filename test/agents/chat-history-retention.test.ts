@@ -43,5 +43,4 @@ describe('retention: the agents server forgets chat turns past CHAT_HISTORY_RETE
       await family.close();
     }
   });
-
 });

@@ -6,6 +6,7 @@ import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { type ModelServer, startModelServer } from '../agents/helpers/model-server.ts';
 import { launchChromium } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { until } from '../helpers/until.ts';
 import { openWebChatPage } from '../helpers/webchat-page.ts';
 
 const WORDS = ['Once ', 'upon ', 'a ', 'time ', 'a ', 'quick ', 'brown ', 'fox ', 'jumped.'];
@@ -67,15 +68,23 @@ describe('livestreamed answers in the stock Web Chat', () => {
       const answers = (await chat.transcript()).filter((entry) => entry.text.startsWith('Once upon'));
       assert.deepEqual(answers, [{ from: 'bot', text: STORY.trim() }], 'one bubble, the final one');
 
-      const stored = await core.database.db
-        .withTables<DirectLineTables>()
-        .selectFrom('directline_activities')
-        .select('activity')
-        .execute();
-      const activities = stored.map(
-        (row) =>
-          JSON.parse(row.activity) as { type: string; text?: string; channelData?: { streamType?: string } },
-      );
+      // The last interim may already hold the whole text: the stored answer can follow it by a moment.
+      const activities = await until(async () => {
+        const rows = await core.database.db
+          .withTables<DirectLineTables>()
+          .selectFrom('directline_activities')
+          .select('activity')
+          .execute();
+        const parsed = rows.map(
+          (row) =>
+            JSON.parse(row.activity) as {
+              type: string;
+              text?: string;
+              channelData?: { streamType?: string };
+            },
+        );
+        return parsed.some((activity) => activity.text?.startsWith('Once upon')) ? parsed : undefined;
+      }, 'the stored answer');
       const answer = activities.filter((activity) => activity.text?.startsWith('Once upon'));
       assert.equal(answer.length, 1, 'one stored answer');
       assert.equal(answer[0]?.type, 'message');

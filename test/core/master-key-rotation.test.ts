@@ -12,7 +12,7 @@ import { createOutboxRepository, type MailTables } from '../../src/client-api/ma
 import type { AccountTables } from '../../src/client-api/tables.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { type Core, MasterKeyMismatchError, openCore } from '../../src/core/core.ts';
-import { sealedColumns } from '../../src/core/keys/purposes.ts';
+import { carriedPurposes, sealedColumns } from '../../src/core/keys/purposes.ts';
 import { decrypt, deriveKey, encrypt } from '../../src/core/secrets.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { createTestCore, type Env, type TestCore, testDatabase } from '../helpers/harness.ts';
@@ -43,9 +43,26 @@ async function serve(env: Env): Promise<Running> {
   };
 }
 
+/**
+ * One request, as a well-behaved client makes it: a 503 STORE_UNAVAILABLE (on SQLite, the rotation's
+ * transaction holding the store's write lock past the busy timeout on a loaded machine) is retried after
+ * a pause, a few times; anything else is answered as it comes.
+ */
 async function call(
   url: string,
   init: { method?: string; key?: string; token?: string; body?: unknown } = {},
+) {
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await callOnce(url, init);
+    const type = (answer.body.errors as Array<{ type?: string }> | undefined)?.[0]?.type;
+    if (answer.status !== 503 || type !== 'STORE_UNAVAILABLE' || attempt >= 20) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function callOnce(
+  url: string,
+  init: { method?: string; key?: string; token?: string; body?: unknown },
 ) {
   const response = await fetch(url, {
     method: init.method ?? 'GET',
@@ -252,7 +269,7 @@ describe(`master-key rotation (${testDatabase})`, () => {
     assert.ok(report.resealed['assistant_users.link_sealed'] >= 1);
     assert.ok(report.resealed['assistant_users.phone_sealed'] >= 2);
     assert.ok(report.resealed['assistant_signing_keys.private_jwk_sealed'] >= 1);
-    assert.equal(report.carried.length, 12);
+    assert.equal(report.carried.length, Object.keys(carriedPurposes).length);
   });
 
   it('the process started before the rotation still reads everything and keeps serving (the roll)', async () => {

@@ -120,7 +120,7 @@ export async function startNginx(shipped: string, dir: string, ports: Record<num
         .filter((line) => line.includes(', ')).length,
     /**
      * The operator's reload (docs/deployment.md, Rolling restart): the shipped file rendered again with the
-     * `server` lines of the shipped ports in `down` marked `down`, then `nginx -s reload`; resolves once
+     * `server` lines of the shipped ports in `down` marked `down`, then `nginx -t && nginx -s reload`; resolves once
      * nginx's old worker has exited, that is once every request it had in flight is answered and its
      * connections to the processes are closed.
      */
@@ -128,11 +128,14 @@ export async function startNginx(shipped: string, dir: string, ports: Record<num
       const master = child.pid ?? 0;
       const before = new Set(childrenOf(master).map((worker) => worker.pid));
       writeFileSync(join(dir, 'sintonia.conf'), renderConfig(shipped, ports, down));
-      await new Promise<void>((resolve, reject) =>
-        execFile(NGINX, [...options, '-s', 'reload'], (error, _stdout, stderr) =>
-          error ? reject(new Error(`nginx -s reload: ${error.message}\n${stderr}`)) : resolve(),
-        ),
-      );
+      // As the operator types it: `nginx -t && nginx -s reload`.
+      for (const command of [['-t'], ['-s', 'reload']]) {
+        await new Promise<void>((resolve, reject) =>
+          execFile(NGINX, [...options, ...command], (error, _stdout, stderr) =>
+            error ? reject(new Error(`nginx ${command.join(' ')}: ${error.message}\n${stderr}`)) : resolve(),
+          ),
+        );
+      }
       await until(
         () => {
           if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${errors()}`);

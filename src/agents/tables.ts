@@ -7,7 +7,10 @@ import {
   text,
 } from '../core/db/table-columns.ts';
 
-/** Tables of the agents server (migration 20261123200003_agent-confirmations). Times are epoch milliseconds. */
+/**
+ * Tables of the agents server (migrations 20261123200003_agent-confirmations, 20261125120000_agent-chat-history).
+ * Times are epoch milliseconds.
+ */
 export const agentColumns = {
   /** Account changes a person was asked to confirm: single use, short-lived. */
   agent_confirmations: {

@@ -41,3 +41,7 @@ export type Int64IdValue = Static<typeof Int64Id>;
  * the stricter DeviceClass of auth/schemas.ts, checked where a token acts for its device).
  */
 export const PathDeviceClass = boundedString(24, { description: 'Class of the client device (at most 24).' });
+
+/** A `true`/`false` path segment (…/enabled/{enabled}, …/approved/{approved}): a string, as paths are. */
+export const pathBoolean = (description: string) =>
+  Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description });

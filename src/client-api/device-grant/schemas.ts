@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { errorItemSchema } from '../../core/errors.ts';
 import { DeviceId } from '../auth/schemas.ts';
-import { boundedString } from '../common-schemas.ts';
+import { boundedString, pathBoolean } from '../common-schemas.ts';
 import { AccountNumber, DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
 
 /** The grant type of RFC 8628 at the token endpoint. */
@@ -96,11 +96,7 @@ export const SignInParams = Type.Object({ accountNumber: AccountNumber, userCode
 export const DecisionParams = Type.Object({
   accountNumber: AccountNumber,
   userCode: UserCode,
-  approved: Type.Unsafe<'true' | 'false'>({
-    type: 'string',
-    enum: ['true', 'false'],
-    description: 'true approves, false denies.',
-  }),
+  approved: pathBoolean('true approves, false denies.'),
 });
 
 export const DeviceSignIn = Type.Object(

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { boundedString, QspVersion } from '../common-schemas.ts';
+import { boundedString, pathBoolean, QspVersion } from '../common-schemas.ts';
 
 /** Longest device name (published in the OpenAPI document as the body's maxLength); longer is 400. */
 export const DEVICE_NAME_MAX_LENGTH = 64;
@@ -52,11 +52,7 @@ export const DeviceParams = Type.Object({ accountNumber: AccountNumber, mediaPla
 export const EnabledParams = Type.Object({
   accountNumber: AccountNumber,
   mediaPlayerId: MediaPlayerId,
-  enabled: Type.Unsafe<'true' | 'false'>({
-    type: 'string',
-    enum: ['true', 'false'],
-    description: 'true or false.',
-  }),
+  enabled: pathBoolean('true or false.'),
 });
 
 export const QspQuery = Type.Object({ qspVersion: QspVersion });

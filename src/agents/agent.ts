@@ -16,6 +16,8 @@ export interface AgentTurn {
   speaker?: { assistantId: string };
   /** Aborted when the caller goes away: pass it to every call the agent makes. */
   signal: AbortSignal;
+  /** The id of the request that brought the turn: the calls it makes to the family send it on. */
+  requestId?: string;
 }
 
 /** What an answer carries besides its text. */

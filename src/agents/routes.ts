@@ -67,7 +67,10 @@ function answerBody(
   return body;
 }
 
-function turnOf(request: { body: InvokeRequest; agentCaller?: AgentCaller }, signal: AbortSignal): AgentTurn {
+function turnOf(
+  request: { id: string; body: InvokeRequest; agentCaller?: AgentCaller },
+  signal: AbortSignal,
+): AgentTurn {
   const { input, conversationId, locale, attachments } = request.body;
   const caller = request.agentCaller;
   const speaker = caller?.kind === 'assistant' ? caller.speaker : undefined;
@@ -75,6 +78,7 @@ function turnOf(request: { body: InvokeRequest; agentCaller?: AgentCaller }, sig
     input,
     conversationId,
     signal,
+    requestId: request.id,
     ...(locale ? { locale } : {}),
     ...(attachments ? { attachments } : {}),
     ...(speaker ? { speaker: { assistantId: speaker } } : {}),

@@ -140,7 +140,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
       keys: signingKeys,
       apiKeys: core.apiKeys,
       gate,
-      delegated: createDelegatedTokens(core, core.logger.child({ component: 'delegated-tokens' })),
+      delegated: createDelegatedTokens(core),
       deviceRequestLimit: config.CLIENT_API_DEVICE_REQUEST_LIMIT,
       requestLimitWindowSeconds: config.REQUEST_LIMIT_WINDOW,
     }),

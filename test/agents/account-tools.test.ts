@@ -215,6 +215,7 @@ describe('account tools and confirmations', () => {
       .select('arguments_sealed')
       .execute();
     assert.ok(rows.length > 0);
-    for (const row of rows) assert.ok(!row.arguments_sealed.includes('Ana'));
+    // The whole name: a short piece of it ('Ana') turns up in base64 ciphertext by chance, now and then.
+    for (const row of rows) assert.ok(!row.arguments_sealed.includes('Habitación de Ana'), row.arguments_sealed);
   });
 });

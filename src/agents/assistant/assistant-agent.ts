@@ -167,7 +167,7 @@ async function accountAnswer(turn: AgentTurn, accounts: AccountAccess): Promise<
   // A yes or no with nothing of the account asked is small talk for an anonymous person.
   if (!owner) return request.kind === 'tool' ? linkFirst(language) : undefined;
   if (request.kind === 'no') return cancelled(language, await accounts.confirmations.cancel(owner));
-  const linked = await accounts.client.forSpeaker(owner.assistantId);
+  const linked = await accounts.client.forSpeaker(owner.assistantId, turn.requestId);
   if (!linked.linked) {
     await accounts.confirmations.cancel(owner);
     return linkFirst(language);

@@ -129,7 +129,7 @@ export function createChatAgent(
         settled: cancelled(language, await accounts.confirmations.cancel(owner)),
       };
     }
-    const linked = await accounts.client.forSpeaker(speaker);
+    const linked = await accounts.client.forSpeaker(speaker, turn.requestId);
     if (!linked.linked) {
       await accounts.confirmations.cancel(owner);
       // The model may still chat; it is told to send the person to account linking for account data.

@@ -69,8 +69,11 @@ export interface TvSignIn {
 export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };
 
 export interface AccountClient {
-  /** The speaker's linked account, or `linked: false` when the person has not linked one. */
-  forSpeaker(assistantId: string): Promise<SessionOutcome>;
+  /**
+   * The speaker's linked account, or `linked: false` when the person has not linked one. `requestId` (the
+   * turn's) goes with every call as X-Request-Id, so the other services' log lines carry it.
+   */
+  forSpeaker(assistantId: string, requestId?: string): Promise<SessionOutcome>;
 }
 
 interface DelegationAnswer {
@@ -129,7 +132,7 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
   const cached = new LRUCache<string, DelegationAnswer>({ max: CACHED_DELEGATIONS });
   const base = (name: 'assistant-auth' | 'client-api') => deps.serviceUrl(name).replace(/\/+$/, '');
 
-  async function delegation(assistantId: string): Promise<DelegationAnswer | undefined> {
+  async function delegation(assistantId: string, requestId?: string): Promise<DelegationAnswer | undefined> {
     const hit = cached.get(assistantId);
     if (hit) return hit;
     if (!runtimeKey) {
@@ -145,6 +148,7 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
         headers: { 'x-api-key': runtimeKey },
         body: { audience: 'client-api', scope: SCOPES },
         timeoutMs,
+        requestId,
       },
       [404, 409, 410],
     ).catch((error: unknown) => external('assistant-auth', error));
@@ -159,7 +163,11 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
     return answer.body;
   }
 
-  function sessionFor(assistantId: string, { token, accountNumber }: DelegationAnswer): AccountSession {
+  function sessionFor(
+    assistantId: string,
+    { token, accountNumber }: DelegationAnswer,
+    requestId?: string,
+  ): AccountSession {
     const account = `${base('client-api')}${CLIENT_API_BASE_PATH}/accounts/${encodeURIComponent(accountNumber)}`;
     const call = async <T>(path: string, method = 'GET', accept: number[] = [], body?: unknown) => {
       const answer = await callSubsystem<T>(
@@ -170,6 +178,7 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
           headers: { authorization: `Bearer ${token}` },
           body,
           timeoutMs,
+          requestId,
         },
         [...accept, 401],
       ).catch((error: unknown) => external('client-api', error));
@@ -232,9 +241,11 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
   }
 
   return {
-    async forSpeaker(assistantId) {
-      const answer = await delegation(assistantId);
-      return answer ? { linked: true, session: sessionFor(assistantId, answer) } : { linked: false };
+    async forSpeaker(assistantId, requestId) {
+      const answer = await delegation(assistantId, requestId);
+      return answer
+        ? { linked: true, session: sessionFor(assistantId, answer, requestId) }
+        : { linked: false };
     },
   };
 }

@@ -44,6 +44,8 @@ export interface AgentCall {
   assistantId?: string | null;
   locale?: string;
   attachments?: TurnFile[];
+  /** The request that brought the turn: sent as X-Request-Id and on the log lines of a failure. */
+  requestId?: string;
 }
 
 export interface AgentClient {
@@ -145,7 +147,8 @@ export function createAgentClient(
         timeoutMs,
         onText,
         answer: replyOf,
-        logger,
+        logger: call.requestId ? logger.child({ requestId: call.requestId }) : logger,
+        requestId: call.requestId,
       }),
     async invoke(call) {
       const { conversationId } = call;
@@ -161,12 +164,17 @@ export function createAgentClient(
             headers: { authorization: `Bearer ${jwt}` },
             body: bodyOf(call),
             timeoutMs,
+            requestId: call.requestId,
           },
           ERROR_STATUSES,
         );
       } catch (error) {
         if (error instanceof ProblemError) {
-          logger.warn({ err: error.cause ?? error, conversationId }, 'the agents server failed');
+          const { requestId } = call;
+          logger.warn(
+            { err: error.cause ?? error, conversationId, ...(requestId ? { requestId } : {}) },
+            'the agents server failed',
+          );
           return { ok: false, status: error.status, body: error.toBody() };
         }
         throw error;

@@ -23,6 +23,8 @@ export async function streamAgent(call: {
   onText: (soFar: string) => void;
   answer: (body: unknown) => AgentOutcome;
   logger: Logger;
+  /** Sent as X-Request-Id (see callSubsystem). */
+  requestId?: string;
 }): Promise<AgentOutcome> {
   try {
     const response = await fetch(call.url, {
@@ -31,6 +33,7 @@ export async function streamAgent(call: {
         authorization: `Bearer ${await call.jwt()}`,
         'content-type': 'application/json',
         accept: 'text/event-stream',
+        ...(call.requestId ? { 'x-request-id': call.requestId } : {}),
       },
       body: JSON.stringify(call.body),
       signal: AbortSignal.timeout(call.timeoutMs),

@@ -24,8 +24,11 @@ type Speaking = Pick<ConversationRow, 'id' | 'userId' | 'assistantId'>;
 export interface AnsweringWorker {
   /** A hold for this process on a message it stores pending and will answer. */
   claim(): Claim;
-  /** Queues the agent call for a stored pending message behind the conversation's earlier ones. */
-  enqueue(row: Speaking, message: Activity, seq: number): void;
+  /**
+   * Queues the agent call for a stored pending message behind the conversation's earlier ones. `requestId`
+   * (the request that brought the message) goes on the answer's log lines and with the agent call.
+   */
+  enqueue(row: Speaking, message: Activity, seq: number, requestId?: string): void;
   /** Answers the messages a dead process left pending (its claim ran out); returns how many. */
   recoverAbandoned(): Promise<number>;
   /** Waits for the agent calls under way (on close). */
@@ -105,7 +108,13 @@ export function createAnsweringWorker({
     });
   }
 
-  async function answerMessage(row: Speaking, message: Activity, seq: number): Promise<void> {
+  async function answerMessage(
+    row: Speaking,
+    message: Activity,
+    seq: number,
+    log: Logger,
+    requestId: string | undefined,
+  ): Promise<void> {
     await claims.renewClaims(row.id, claim());
     const typing = () =>
       hub.sendEphemeral(row.id, {
@@ -132,11 +141,12 @@ export function createAnsweringWorker({
             assistantId: row.assistantId,
             ...(message.locale ? { locale: message.locale } : {}),
             ...(files.length > 0 ? { attachments: files } : {}),
+            ...(requestId ? { requestId } : {}),
           },
           live.update,
         )
         .catch((error: unknown): AgentOutcome => {
-          logger.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
+          log.error({ err: error, conversationId: row.id }, 'calling the agent failed unexpectedly');
           return {
             ok: false,
             status: 500,
@@ -162,7 +172,7 @@ export function createAnsweringWorker({
         hub.notify(row.id);
         metrics.answered(outcome.ok, (now - Date.parse(message.timestamp)) / 1000);
       } else
-        logger.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
+        log.warn({ conversationId: row.id }, 'another process took this message over; its answer stands');
     } finally {
       clearInterval(repeat);
       live.stop();
@@ -226,12 +236,13 @@ export function createAnsweringWorker({
     };
   }
 
-  function enqueue(row: Speaking, message: Activity, seq: number): void {
+  function enqueue(row: Speaking, message: Activity, seq: number, requestId?: string): void {
+    const log = requestId ? logger.child({ requestId }) : logger;
     const previous = queues.get(row.id) ?? Promise.resolve();
     const next: Promise<void> = previous
-      .then(() => answerMessage(row, message, seq))
+      .then(() => answerMessage(row, message, seq, log, requestId))
       .catch((error: unknown) => {
-        logger.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
+        log.error({ err: error, conversationId: row.id }, 'could not store the agent’s answer');
       })
       .finally(() => {
         if (queues.get(row.id) === next) queues.delete(row.id);

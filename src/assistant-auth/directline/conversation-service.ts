@@ -168,10 +168,12 @@ export function createConversationService({
       return conversationAnswer(row, parseWatermark(watermark) ?? row.lastSeq);
     },
 
+    /** `requestId`: the POST's, which the answer's log lines and agent call carry. */
     async post(
       credential: Credential,
       conversationId: string,
       input: ActivityInput,
+      requestId?: string,
     ): Promise<{ id: string }> {
       const row = await conversationFor(credential, conversationId);
       // Direct Line delivers typing only over the stream and never stores it; nobody else listens here.
@@ -193,7 +195,7 @@ export function createConversationService({
       );
       metrics.activityReceived(activity.type);
       hub.notify(row.id);
-      if (asksAgent) answering.enqueue(row, activity, seq);
+      if (asksAgent) answering.enqueue(row, activity, seq, requestId);
       return { id: activity.id };
     },
 
@@ -206,7 +208,12 @@ export function createConversationService({
      * POST /conversations/{id}/upload: stores the files and one message naming them (the `activity`
      * part's, its own attachments replaced), which the assistant agent answers like any message.
      */
-    async upload(credential: Credential, conversationId: string, upload: Upload): Promise<{ id: string }> {
+    async upload(
+      credential: Credential,
+      conversationId: string,
+      upload: Upload,
+      requestId?: string,
+    ): Promise<{ id: string }> {
       const row = await conversationFor(credential, conversationId);
       const files: StoredFile[] = upload.files.map((file) => ({
         id: randomBytes(16).toString('base64url'),
@@ -240,7 +247,7 @@ export function createConversationService({
       );
       metrics.activityReceived(activity.type);
       hub.notify(row.id);
-      answering.enqueue(row, activity, seq);
+      answering.enqueue(row, activity, seq, requestId);
       return { id: activity.id };
     },
 

@@ -100,7 +100,7 @@ export async function fileRoutes(
         activityBytes: limits.activityBytes,
         files: MAX_FILES,
       });
-      return conversations.upload(credential, conversationId, upload);
+      return conversations.upload(credential, conversationId, upload, request.id);
     },
   );
 

@@ -194,7 +194,8 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
         { params: conversationParams, body: activityInput, response: { 200: resourceResponseSchema } },
       ),
     },
-    async (request) => conversations.post(who(request), request.params.conversationId, request.body),
+    async (request) =>
+      conversations.post(who(request), request.params.conversationId, request.body, request.id),
   );
   await fileRoutes(
     app,

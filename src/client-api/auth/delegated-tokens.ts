@@ -45,7 +45,7 @@ export interface DelegatedTokens {
    * unexpired, living at most 300 s, with well-formed claims, and its link still standing at the assistant
    * (asked at each use). Else 401 TOKEN_INVALID; 502 when the key set or the link cannot be checked.
    */
-  principal(token: string): Promise<AssistantPrincipal>;
+  principal(token: string, request: RequestLog): Promise<AssistantPrincipal>;
 }
 
 /** Where the assistant answers and how long it may take: a process of the family (its core) is one. */
@@ -53,22 +53,29 @@ interface AssistantService extends AssistantLocation {
   readonly config: AssistantLocation['config'] & Pick<Config, 'SUBSYSTEM_TIMEOUT_MS'>;
 }
 
-export function createDelegatedTokens(assistant: AssistantService, logger: Logger): DelegatedTokens {
+/** The request a token came with: its log (whose lines carry its request id) and that id, passed on. */
+export interface RequestLog {
+  readonly id: string;
+  readonly log: Pick<Logger, 'info'>;
+}
+
+export function createDelegatedTokens(assistant: AssistantService): DelegatedTokens {
   const verifier = createAssistantTokenVerifier(assistant, CLIENT_API_AUDIENCE);
-  const refused = (why: string) => {
-    logger.info({ reason: why }, 'delegated token refused');
+  const refused = (request: RequestLog, why: string) => {
+    request.log.info({ reason: why }, 'delegated token refused');
     return bearerRefusals.TOKEN_INVALID();
   };
 
   // Asked at each use, not remembered: an unlinked or removed user's tokens stop at once in every process.
   // The assistant answers beside its key set (`…/openid/jwk` → `…/delegations/status`).
-  async function stands(token: string): Promise<boolean> {
+  async function stands(token: string, request: RequestLog): Promise<boolean> {
     const answer = await callSubsystem<{ active?: unknown }>({
       subsystem: 'assistant-auth',
       url: new URL('../delegations/status', assistantJwksUrl(assistant)).href,
       method: 'POST',
       body: { token },
       timeoutMs: assistant.config.SUBSYSTEM_TIMEOUT_MS,
+      requestId: request.id,
     });
     return answer.body?.active === true;
   }
@@ -81,7 +88,7 @@ export function createDelegatedTokens(assistant: AssistantService, logger: Logge
         return false;
       }
     },
-    async principal(token) {
+    async principal(token, request) {
       const outcome = await verifier.verify(token);
       if (!outcome.ok) {
         if (outcome.reason === 'keys-unavailable') {
@@ -89,20 +96,22 @@ export function createDelegatedTokens(assistant: AssistantService, logger: Logge
             cause: outcome.cause,
           });
         }
-        throw refused(outcome.detail);
+        throw refused(request, outcome.detail);
       }
       const { sub, acc, scope, act, jti, iat, exp } = outcome.payload as Record<string, unknown>;
-      if (typeof iat !== 'number' || typeof exp !== 'number') throw refused('no iat or exp');
-      if (exp - iat > MAX_DELEGATION_TTL_SECONDS + LIFETIME_LEEWAY_SECONDS) throw refused('lives too long');
-      if (typeof sub !== 'string' || typeof jti !== 'string') throw refused('no sub or jti');
-      if (typeof acc !== 'string' || !accountNumberPattern.test(acc)) throw refused('no account');
+      if (typeof iat !== 'number' || typeof exp !== 'number') throw refused(request, 'no iat or exp');
+      if (exp - iat > MAX_DELEGATION_TTL_SECONDS + LIFETIME_LEEWAY_SECONDS)
+        throw refused(request, 'lives too long');
+      if (typeof sub !== 'string' || typeof jti !== 'string') throw refused(request, 'no sub or jti');
+      if (typeof acc !== 'string' || !accountNumberPattern.test(acc)) throw refused(request, 'no account');
       const actor = (act as { sub?: unknown } | undefined)?.sub;
-      if (typeof actor !== 'string') throw refused('no act');
+      if (typeof actor !== 'string') throw refused(request, 'no act');
       const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
-      if (scopes.length === 0 || !scopes.every((item) => knownScopes.has(item))) throw refused('bad scope');
+      if (scopes.length === 0 || !scopes.every((item) => knownScopes.has(item)))
+        throw refused(request, 'bad scope');
       const { sid } = outcome.payload;
-      if (sid !== undefined && typeof sid !== 'string') throw refused('bad sid');
-      if (!(await stands(token))) throw refused('its link is gone');
+      if (sid !== undefined && typeof sid !== 'string') throw refused(request, 'bad sid');
+      if (!(await stands(token, request))) throw refused(request, 'its link is gone');
       return {
         kind: 'assistant',
         accountNumber: acc,

@@ -103,7 +103,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     if (typeof scope !== 'string') {
       throw authErrors.ACCESS_DENIED('The assistant may not call this operation on behalf of a person.');
     }
-    const principal = await delegated.principal(token);
+    const principal = await delegated.principal(token, request);
     if (!principal.scopes.has(scope as DelegationScope)) {
       throw authErrors.ACCESS_DENIED(`This delegated token lacks the scope ${scope}.`);
     }

@@ -10,6 +10,11 @@ export interface SubsystemCall {
   body?: unknown;
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * The id of the request this call serves, sent as X-Request-Id: a service of the family takes it as its
+   * own request's id, so its log lines carry the id of the request that caused them.
+   */
+  requestId?: string;
 }
 
 export interface SubsystemAnswer<T> {
@@ -37,6 +42,7 @@ export async function callSubsystem<T>(
       headers: {
         accept: 'application/json',
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(call.requestId === undefined ? {} : { 'x-request-id': call.requestId }),
         ...call.headers,
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),

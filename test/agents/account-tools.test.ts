@@ -216,6 +216,7 @@ describe('account tools and confirmations', () => {
       .execute();
     assert.ok(rows.length > 0);
     // The whole name: a short piece of it ('Ana') turns up in base64 ciphertext by chance, now and then.
-    for (const row of rows) assert.ok(!row.arguments_sealed.includes('Habitación de Ana'), row.arguments_sealed);
+    for (const row of rows)
+      assert.ok(!row.arguments_sealed.includes('Habitación de Ana'), row.arguments_sealed);
   });
 });

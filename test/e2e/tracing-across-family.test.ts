@@ -37,7 +37,9 @@ interface Export {
 /** A collector's OTLP/HTTP traces endpoint, in JSON: every span received, with its service.name and scope. */
 function otlpReceiver() {
   const spans: ReceivedSpan[] = [];
+  const paths = new Set<string>();
   const server = createServer((request, response) => {
+    paths.add(request.url ?? '');
     let body = '';
     request.on('data', (chunk) => {
       body += chunk;
@@ -64,7 +66,7 @@ function otlpReceiver() {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return { spans, server };
+  return { spans, paths, server };
 }
 
 /**
@@ -105,6 +107,9 @@ describe('tracing across the family', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        // Were the SDK's OTLP metrics or logs on (its defaults), they would reach the receiver within the test.
+        OTEL_METRIC_EXPORT_INTERVAL: '200',
+        OTEL_BLRP_SCHEDULE_DELAY: '100',
       };
       children.push(await startServe(['--service', service], env, [urls[service] as string], 60_000));
     }
@@ -206,5 +211,7 @@ describe('tracing across the family', () => {
       completed.some((line) => spanRequestIds.has(line.requestId as string)),
       `request ids ${completed.map((line) => line.requestId).join(', ')} not on the trace's spans`,
     );
+    // Traces only: the family's metrics are /metrics and its logs stdout.
+    assert.deepEqual([...receiver.paths], ['/v1/traces']);
   });
 });

@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { makeCallbackParam, sealCallbackPayload } from '../../src/assistant-auth/callbacks/callback-param.ts';
+import {
+  createCallbackParams,
+  gatewayCallbackKey,
+  makeCallbackParam,
+  sealCallbackPayload,
+} from '../../src/assistant-auth/callbacks/callback-param.ts';
+import { createCallbackNonceRepository } from '../../src/assistant-auth/callbacks/nonce-repository.ts';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
+import { userErrors } from '../../src/assistant-auth/users/errors.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { openCore } from '../../src/core/core.ts';
+import { httpErrors } from '../../src/core/errors.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { buildServiceApp } from '../../src/core/http/service-app.ts';
 import { createTestApp, type TestCore } from '../helpers/harness.ts';
@@ -155,5 +163,36 @@ describe('gateway callbacks', () => {
     const response = await app.inject({ url: link('v1.'.padEnd(4097, 'a')) });
     assert.equal(response.statusCode, 400);
     assert.equal(errorType(response.body), 'VALIDATION_ERROR');
+  });
+
+  it('a callback that fails on our side (5xx) gives its parameter back for the retry; a 4xx keeps it spent', async () => {
+    // The service's own callback parameters, on the same store, with a callback's work that fails first.
+    const params = createCallbackParams(
+      { key: gatewayCallbackKey(core), nonceKey: core.key('callback-nonce') },
+      createCallbackNonceRepository(core.database),
+    );
+    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' });
+    await assert.rejects(
+      params.use(data, async () => {
+        throw httpErrors.STORE_UNAVAILABLE();
+      }),
+      { type: 'STORE_UNAVAILABLE' },
+    );
+    assert.equal(await params.use(data, async (payload) => payload.channel), 'web');
+    await assert.rejects(
+      params.use(data, async () => 'again'),
+      { type: 'CALLBACK_PARAMETER_REPLAYED' },
+    );
+    const refused = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' }).data;
+    await assert.rejects(
+      params.use(refused, async () => {
+        throw userErrors.USER_NOT_FOUND();
+      }),
+      { type: 'USER_NOT_FOUND' },
+    );
+    await assert.rejects(
+      params.use(refused, async () => 'later'),
+      { type: 'CALLBACK_PARAMETER_REPLAYED' },
+    );
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
+import { ProblemError } from '../../core/errors.ts';
 import { decrypt, encrypt, keyedHash, parseKey } from '../../core/secrets.ts';
 import { accountNumberField, E164_PATTERN, platformUserIdField } from '../users/schemas.ts';
 import { callbackErrors } from './errors.ts';
@@ -65,32 +66,51 @@ export function makeCallbackParam(
 
 /**
  * Opens and checks callback parameters: tampered or malformed, expired, too long-lived or replayed is
- * 401. The nonce is spent (in the database, so every process sees it) only once all else holds.
+ * 401. The nonce is spent (in the database, so every process sees it) only once all else holds, before
+ * the callback's work; should the work fail on our side (a 5xx: the store busy or down), the nonce is
+ * given back, so the gateway's retry of the same parameter is served rather than refused as a replay.
+ * A refusal of the person's business (a 4xx, e.g. nothing to remove) keeps it spent: the parameter cannot
+ * be brought back later, when it would act on something else.
  */
 export function createCallbackParams(
   { key, nonceKey }: { key: Buffer; nonceKey: Buffer },
   nonces: CallbackNonceRepository,
 ) {
+  function check(data: string): CallbackPayload {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(decrypt(key, data).toString('utf8'));
+    } catch {
+      throw callbackErrors.CALLBACK_PARAMETER_INVALID();
+    }
+    if (!Value.Check(callbackPayloadSchema, payload)) throw callbackErrors.CALLBACK_PARAMETER_INVALID();
+    const now = Date.now();
+    const expiresAt = payload.exp * 1000;
+    if (expiresAt <= now) throw callbackErrors.CALLBACK_PARAMETER_EXPIRED();
+    if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
+      throw callbackErrors.CALLBACK_PARAMETER_INVALID('The data parameter is valid for too long.');
+    }
+    return payload;
+  }
+
   return {
-    async open(data: string): Promise<CallbackPayload> {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(decrypt(key, data).toString('utf8'));
-      } catch {
-        throw callbackErrors.CALLBACK_PARAMETER_INVALID();
-      }
-      if (!Value.Check(callbackPayloadSchema, payload)) throw callbackErrors.CALLBACK_PARAMETER_INVALID();
+    /** Checks `data`, spends its nonce and runs `work` with its payload (see above for a failed work). */
+    async use<T>(data: string, work: (payload: CallbackPayload) => Promise<T>): Promise<T> {
+      const payload = check(data);
       const now = Date.now();
-      const expiresAt = payload.exp * 1000;
-      if (expiresAt <= now) throw callbackErrors.CALLBACK_PARAMETER_EXPIRED();
-      if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
-        throw callbackErrors.CALLBACK_PARAMETER_INVALID('The data parameter is valid for too long.');
-      }
+      const nonceHash = keyedHash(nonceKey, payload.nonce);
       await nonces.forgetExpired(now);
-      if (!(await nonces.spend(keyedHash(nonceKey, payload.nonce), expiresAt))) {
+      if (!(await nonces.spend(nonceHash, payload.exp * 1000))) {
         throw callbackErrors.CALLBACK_PARAMETER_REPLAYED();
       }
-      return payload;
+      try {
+        return await work(payload);
+      } catch (error) {
+        const ours = !(error instanceof ProblemError) || error.status >= 500;
+        // Given back at best: when the store is down this fails too, and the retry is refused as before.
+        if (ours) await nonces.giveBack(nonceHash).catch(() => {});
+        throw error;
+      }
     },
   };
 }

@@ -19,6 +19,11 @@ export function createCallbackNonceRepository(database: Database) {
         .executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
     },
+
+    /** Unspends a nonce whose callback failed on our side, so its retry is served. */
+    async giveBack(nonceHash: string): Promise<void> {
+      await db.deleteFrom('assistant_callback_nonces').where('nonce_hash', '=', nonceHash).execute();
+    },
   };
 }
 

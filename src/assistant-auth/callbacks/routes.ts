@@ -22,23 +22,23 @@ export function callbackRoutes(app: App, { audit, access, callbackParams, users 
       },
       { querystring: callbackQuery, response: { 200: assistantUserSchema, 201: assistantUserSchema } },
     ),
-    async (request, reply) => {
-      const payload = await callbackParams.open(request.query.data);
-      const found = await users.findOrCreate(
-        { channel: payload.channel, identity: payload.identity, phoneNumber: payload.phoneNumber },
-        'integrated',
-      );
-      let user = found.user;
-      if (payload.accountNumber !== undefined) {
-        const { accountNumber, platformUserId } = payload;
-        user = await users.link(user.assistantId, {
-          accountNumber,
-          ...(platformUserId === undefined ? {} : { platformUserId }),
-        });
-        await audit('gateway-callback', 'assistant-user.link', user.assistantId);
-      }
-      return reply.code(found.created ? 201 : 200).send(user);
-    },
+    async (request, reply) =>
+      callbackParams.use(request.query.data, async (payload) => {
+        const found = await users.findOrCreate(
+          { channel: payload.channel, identity: payload.identity, phoneNumber: payload.phoneNumber },
+          'integrated',
+        );
+        let user = found.user;
+        if (payload.accountNumber !== undefined) {
+          const { accountNumber, platformUserId } = payload;
+          user = await users.link(user.assistantId, {
+            accountNumber,
+            ...(platformUserId === undefined ? {} : { platformUserId }),
+          });
+          await audit('gateway-callback', 'assistant-user.link', user.assistantId);
+        }
+        return reply.code(found.created ? 201 : 200).send(user);
+      }),
   );
   app.get(
     '/users/assistantid/integrated/logout',
@@ -54,10 +54,10 @@ export function callbackRoutes(app: App, { audit, access, callbackParams, users 
       },
       { querystring: callbackQuery, response: { 204: Type.Null({ description: 'Removed.' }) } },
     ),
-    async (request, reply) => {
-      const payload = await callbackParams.open(request.query.data);
-      await users.removeIdentity({ channel: payload.channel, identity: payload.identity });
-      return reply.code(204).send(null);
-    },
+    async (request, reply) =>
+      callbackParams.use(request.query.data, async (payload) => {
+        await users.removeIdentity({ channel: payload.channel, identity: payload.identity });
+        return reply.code(204).send(null);
+      }),
   );
 }

@@ -181,15 +181,28 @@ export function bindStatement<Tables, Args extends object, Row>(
       return (await statements.query({ name, text, values: values(args) })).rows as Row[];
     };
   }
+  const unpack = unpacker<Row>(name, columns);
   return async (args) => {
     statistics.statements++;
     const { rows } = await statements.query<{ r: unknown[] }>({ name, text, values: values(args) });
-    return rows.map(({ r }) => {
-      const row: Record<string, unknown> = {};
-      for (let index = 0; index < columns.length; index++) row[columns[index] as string] = r[index];
-      return row as Row;
-    });
+    return rows.map(({ r }) => unpack(r));
   };
+}
+
+const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A packed row's array as an object of its columns, by a function made once per statement that writes
+ * the object literal out (`(r) => ({ a: r[0], b: r[1] })`): V8 then builds each row with one fixed shape,
+ * where filling an empty object key by key took three times as long (device list: 4.6 µs of 20 rows).
+ * The names are the statement's own selections, checked to be plain identifiers.
+ */
+function unpacker<Row>(name: string, columns: readonly string[]): (r: unknown[]) => Row {
+  const fields = columns.map((column, index) => {
+    if (!COLUMN_NAME.test(column)) throw new Error(`${name}: packed column ${column} is not a plain name`);
+    return `${column}: r[${index}]`;
+  });
+  return new Function('r', `return { ${fields.join(', ')} };`) as (r: unknown[]) => Row;
 }
 
 /** How to lay out an argument object as the placeholders' values. */

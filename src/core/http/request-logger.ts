@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
+import { type Bindings, type ChildLoggerOptions, type Level, type Logger, pino } from 'pino';
 
 /**
  * `request.log`, made on first use. Fastify makes a pino child per request (1–2 µs: bindings, serializers
@@ -113,4 +113,47 @@ export function logUrl(url: string): string {
   if (!query) return path;
   const names = [...new URLSearchParams(query).keys()];
   return `${path}?${names.map((name) => `${name}=…`).join('&')}`;
+}
+
+/** What the one line per request says (service-app.ts writes it at the request's end). */
+export interface AccessFields {
+  requestId: string;
+  method: string;
+  url: string;
+  statusCode: number;
+  responseTime: number;
+}
+
+export const ACCESS_MESSAGE = 'request completed';
+
+/**
+ * Writes the access line as pino would, `{"level":30,"time":…,<the logger's bindings>,"requestId":…,
+ * "method":…,"url":…,"statusCode":…,"responseTime":…,"msg":"request completed"}`, straight to the logger's
+ * stream: pino's generic path (its object walk and serialisers) cost ~2 µs a request, as much as a tenth
+ * of the bare read. The request id and the method need no escaping (ids are checked against
+ * `[A-Za-z0-9._:-]` or made by requestIdSource; a method is an HTTP token); the URL is escaped. A logger
+ * with a mixin (tracing on: trace and span ids on every line) goes through pino itself.
+ * `test/core/access-line.test.ts` holds the two writers to one output.
+ */
+export function accessLineWriter(logger: Logger): (fields: AccessFields) => void {
+  const viaPino = (fields: AccessFields) => logger.info(fields, ACCESS_MESSAGE);
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as { write?: (line: string) => unknown } | undefined;
+  const time = internals[pino.symbols.timeSym];
+  const bindings = internals[pino.symbols.chindingsSym];
+  if (
+    internals[pino.symbols.mixinSym] ||
+    typeof stream?.write !== 'function' ||
+    typeof time !== 'function' ||
+    typeof bindings !== 'string'
+  ) {
+    return viaPino;
+  }
+  const write = stream.write.bind(stream);
+  const level = `{"level":${logger.levels.values.info}`;
+  return (fields) => {
+    write(
+      `${level}${time()}${bindings},"requestId":"${fields.requestId}","method":"${fields.method}","url":${JSON.stringify(fields.url)},"statusCode":${fields.statusCode},"responseTime":${fields.responseTime},"msg":"${ACCESS_MESSAGE}"}\n`,
+    );
+  };
 }

@@ -51,8 +51,8 @@ insert into "bookmarks" ("user_hash", "content_id", "account_number", "version",
 
 -- bookmark_find_in_session
 -- placeholders: 1: userHash, 2: contentId, 3: accountNumber, 4: accountNumber, 5: version, 6: version, 7: sessionId
--- packed: one JSON array column r of session_closed_at, session_last_used_at, account_number, version, offset_seconds, position_at, device_id, device_class, updated_at
-select json_build_array("s"."closed_at", "s"."last_used_at", "b"."account_number", "b"."version", "b"."offset_seconds", "b"."position_at", "b"."device_id", "b"."device_class", "b"."updated_at") as "r"
+-- packed: one JSON array column r of session_closed_at, session_last_used_at, user_hash, content_id, account_number, version, offset_seconds, position_at, device_id, device_class, updated_at
+select json_build_array("s"."closed_at", "s"."last_used_at", "b"."user_hash", "b"."content_id", "b"."account_number", "b"."version", "b"."offset_seconds", "b"."position_at", "b"."device_id", "b"."device_class", "b"."updated_at") as "r"
   from "sessions" as "s"
   left join "bookmarks" as "b" on "b"."user_hash" = $1
   and "b"."content_id" = $2

@@ -2,7 +2,6 @@ import { Registry } from 'prom-client';
 import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
-import { periodic } from '../core/periodic.ts';
 import { createAccess } from './access.ts';
 import type { Audit } from './audit.ts';
 import { createCallbackParams, gatewayCallbackKey } from './callbacks/callback-param.ts';
@@ -20,10 +19,9 @@ import { createSigningKeyRepository } from './signing/signing-key-repository.ts'
 import { createSigningKeys, signingKeysSecret } from './signing/signing-keys.ts';
 import { createDelegations } from './users/delegations.ts';
 import { createUserRepository } from './users/repository.ts';
+import { expiredUsersRule } from './users/retention.ts';
 import { createUserService, type UserService, userKeys } from './users/service.ts';
 import { createSignInSessions } from './users/sign-in-sessions.ts';
-
-const PURGE_INTERVAL_MS = 3600_000;
 
 /** The configuration the routes read themselves (limits, addresses to print, what /config answers). */
 type RouteSettings = Pick<
@@ -91,19 +89,6 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
   const { channel, directLine } = selectConversationChannel(config, () =>
     composeDirectLine(core, signer, users, address, registry),
   );
-  // Expired users past their retention go; a failure is logged and retried at the next interval.
-  const userPurge = periodic(
-    async () => {
-      try {
-        const removed = await users.purgeExpired();
-        if (removed > 0) logger.info({ removed }, 'removed expired assistant users past their retention');
-      } catch (error) {
-        logger.warn({ err: error }, 'purging expired assistant users failed');
-      }
-    },
-    PURGE_INTERVAL_MS,
-    () => {},
-  );
   const settings: RouteSettings = config;
   return {
     settings,
@@ -137,11 +122,13 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
           }),
         }
       : undefined,
-    userPurge,
-    /** The audit log's retention (the same rule client-api's job runs: either service may run alone). */
+    /**
+     * Expired assistant users past ASSISTANT_USER_RETENTION, and the audit log (the same rule client-api's
+     * job runs: either service may run alone), in batches.
+     */
     retention: retentionJob(
       core.database,
-      coreRetentionRules(config),
+      [...coreRetentionRules(config), expiredUsersRule(config)],
       config,
       logger.child({ component: 'retention' }),
     ),

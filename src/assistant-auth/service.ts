@@ -36,7 +36,7 @@ export const assistantAuthService: ServiceDefinition = {
     if (api.directLine)
       await app.register(fastifyWebsocket, { options: { maxPayload: core.config.BODY_LIMIT } });
     // The workers start once the app is ready and stop, the Direct Line answers under way finished, at close.
-    runWhileOpen(app, api.userPurge, api.retention, ...(api.directLine ? [api.directLine] : []));
+    runWhileOpen(app, api.retention, ...(api.directLine ? [api.directLine] : []));
     for (const register of routes) register(app, api);
   },
   async seedDemo(core) {

@@ -11,71 +11,13 @@ import { enqueueMail, OUTBOX_KEY_PURPOSE } from '../../src/client-api/mail/outbo
 import { createOutboxRepository, type MailTables } from '../../src/client-api/mail/outbox-repository.ts';
 import type { AccountTables } from '../../src/client-api/tables.ts';
 import { loadConfig } from '../../src/core/config.ts';
-import { type Core, MasterKeyMismatchError, openCore } from '../../src/core/core.ts';
+import { MasterKeyMismatchError, openCore } from '../../src/core/core.ts';
 import { carriedPurposes, sealedColumns } from '../../src/core/keys/purposes.ts';
 import { decrypt, deriveKey, encrypt } from '../../src/core/secrets.ts';
-import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { createTestCore, type Env, type TestCore, testDatabase } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
+import { call, callOnce, type Running, serveInProcess as serve } from '../helpers/in-process-family.ts';
 import { runCli } from '../helpers/processes.ts';
-
-interface Running {
-  core: Core;
-  family: RunningFamily;
-  clientApi: string;
-  assistantAuth: string;
-  close(): Promise<void>;
-}
-
-/** client-api and assistant-auth on free ports, in this process, with the environment `env`. */
-async function serve(env: Env): Promise<Running> {
-  const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));
-  const family = await startFamily(core, ['client-api', 'assistant-auth']);
-  return {
-    core,
-    family,
-    clientApi: `${core.serviceUrl('client-api')}/api/v1`,
-    assistantAuth: core.serviceUrl('assistant-auth'),
-    async close() {
-      await family.close();
-      await core.close();
-    },
-  };
-}
-
-/**
- * One request, as a well-behaved client makes it: a 503 STORE_UNAVAILABLE (on SQLite, the rotation's
- * transaction holding the store's write lock past the busy timeout on a loaded machine) is retried after
- * a pause, a few times; anything else is answered as it comes.
- */
-async function call(
-  url: string,
-  init: { method?: string; key?: string; token?: string; body?: unknown } = {},
-) {
-  for (let attempt = 1; ; attempt += 1) {
-    const answer = await callOnce(url, init);
-    const type = (answer.body.errors as Array<{ type?: string }> | undefined)?.[0]?.type;
-    if (answer.status !== 503 || type !== 'STORE_UNAVAILABLE' || attempt >= 20) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function callOnce(
-  url: string,
-  init: { method?: string; key?: string; token?: string; body?: unknown },
-) {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.key ? { 'x-api-key': init.key } : {}),
-      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
 
 const linkOf = (body: Record<string, unknown>) =>
   (body.linkedAccount as { accountNumber?: string })?.accountNumber;

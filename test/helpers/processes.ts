@@ -1,21 +1,50 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Env } from './harness.ts';
 
 export const binPath = fileURLToPath(new URL('../../bin/sintonia.mjs', import.meta.url));
 
-/** A port that was free a moment ago on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Below the kernel's ephemeral range (ip_local_port_range, 32768 by default): a port from there that was
+ * free a moment ago can be given to one of the machine's outgoing connections (a load generator's, the
+ * database driver's) before the server binds it, and the server then fails with EADDRINUSE.
+ */
+function portRange(): [number, number] | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return low > 12_000 ? [10_000, low - 1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const listenable = portRange();
+
+function tryListen(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
-    server.on('error', reject);
   });
+}
+
+/** A port that was free a moment ago on loopback, outside the ephemeral range where the machine has one. */
+export async function freePort(): Promise<number> {
+  if (listenable) {
+    const [low, high] = listenable;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = await tryListen(low + Math.floor(Math.random() * (high - low + 1)));
+      if (port !== undefined) return port;
+    }
+  }
+  const port = await tryListen(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** Runs `sintonia ARGS` to completion with the given environment. */

@@ -84,9 +84,6 @@ export function createUserRepository(database: Database) {
 
     deleteBySubject: (subjectHash: string) => count(remove().where('subject_hash', '=', subjectHash)),
 
-    /** Removes records that expired before `before`. */
-    purgeExpiredBefore: (before: number) => count(remove().where('expires_at', '<', before)),
-
     /** Every record of the person holding this phone number: those with the number and all their linked ids. */
     async erasePerson(phoneHash: string): Promise<number> {
       return db.transaction().execute(async (trx) => {

@@ -78,7 +78,7 @@ export function userKeys(keys: { key(purpose: string): Buffer }): UserKeys {
 
 /** The rules of assistant users: lifetimes per channel, one person's ids tied by assistantIdGlobal. */
 export function createUserService(
-  settings: Pick<Config, 'ASSISTANT_ID_TTL_BY_CHANNEL' | 'ASSISTANT_ID_TTL' | 'ASSISTANT_USER_RETENTION'>,
+  settings: Pick<Config, 'ASSISTANT_ID_TTL_BY_CHANNEL' | 'ASSISTANT_ID_TTL'>,
   {
     repository,
     keys,
@@ -263,11 +263,6 @@ export function createUserService(
     async removeIdentity(who: Pick<ChannelIdentity, 'channel' | 'identity'>): Promise<void> {
       const removed = await repository.deleteBySubject(subjectHash(who.channel, who.identity));
       if (removed === 0) throw userErrors.USER_NOT_FOUND('No assistant user for this channel identity.');
-    },
-
-    /** Removes records expired for longer than ASSISTANT_USER_RETENTION; returns how many. */
-    async purgeExpired(now = Date.now()): Promise<number> {
-      return repository.purgeExpiredBefore(now - settings.ASSISTANT_USER_RETENTION * 1000);
     },
 
     /** Data-protection erasure: every record of the person; the audit line holds no personal data. */

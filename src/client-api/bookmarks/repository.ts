@@ -6,6 +6,7 @@ import type { ClientContentTables } from '../tables.ts';
 import {
   type BookmarkKey,
   type BookmarkRow,
+  bookmarkColumns,
   bookmarkFind,
   bookmarkFindInSession,
   bookmarkSave,
@@ -71,20 +72,8 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
       });
       await gate.accept(as, sessionStateOf(row), now);
       if (row === undefined || row.offset_seconds === null) return undefined;
-      // A joined bookmark's columns are all set when its offset is: they are NOT NULL in the table. Named
-      // one by one, here and above: V8 took its slow path for an object rest (`{ session_closed_at,
-      // ...stored }`: 2.6 µs a read) and for a spread with more after it (`{ ...row, sessionId }`: 3 µs).
-      return {
-        user_hash: key.userHash,
-        content_id: key.contentId,
-        account_number: row.account_number,
-        version: row.version,
-        offset_seconds: row.offset_seconds,
-        position_at: row.position_at,
-        device_id: row.device_id,
-        device_class: row.device_class,
-        updated_at: row.updated_at,
-      } as BookmarkRow;
+      // A joined bookmark's columns are all set when its offset is: they are NOT NULL in the table.
+      return bookmarkColumns(row as BookmarkRow);
     },
 
     recent(userHash, limit, contentId) {
@@ -106,19 +95,10 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
         return (await save(row))[0];
       }
       const { now, idleBefore } = gate.bound();
-      const [result] = await inSession.save({
-        user_hash: row.user_hash,
-        content_id: row.content_id,
-        account_number: row.account_number,
-        version: row.version,
-        offset_seconds: row.offset_seconds,
-        position_at: row.position_at,
-        device_id: row.device_id,
-        device_class: row.device_class,
-        updated_at: row.updated_at,
-        sessionId: as.sessionId,
-        idleBefore,
-      });
+      const args = bookmarkColumns(row) as BookmarkRow & { sessionId: string; idleBefore: number };
+      args.sessionId = as.sessionId;
+      args.idleBefore = idleBefore;
+      const [result] = await inSession.save(args);
       await gate.accept(as, sessionStateOf(result), now);
       return result?.written ? row : undefined;
     },

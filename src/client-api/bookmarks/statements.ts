@@ -42,6 +42,26 @@ const unlessNewer = (conflict: OnConflictBuilder<BookmarkDatabase, 'bookmarks'>)
     }))
     .where('bookmarks.position_at', '<=', (eb) => eb.ref('excluded.position_at'));
 
+/**
+ * A bookmark's columns of `row`, named one by one: the save's values, and on the hot paths the row a read
+ * answers and the arguments of a device's save. Not a spread: V8 took its slow path for an object rest
+ * (`{ session_closed_at, ...stored }`: 2.6 µs a read) and for a spread with more after it
+ * (`{ ...row, sessionId }`: 3 µs a save).
+ */
+export function bookmarkColumns(row: BookmarkRow): BookmarkRow {
+  return {
+    user_hash: row.user_hash,
+    content_id: row.content_id,
+    account_number: row.account_number,
+    version: row.version,
+    offset_seconds: row.offset_seconds,
+    position_at: row.position_at,
+    device_id: row.device_id,
+    device_class: row.device_class,
+    updated_at: row.updated_at,
+  };
+}
+
 export const bookmarkFind = defineStatement(
   'bookmark_find',
   (db: Kysely<BookmarkDatabase>, key: BookmarkKey) =>
@@ -58,21 +78,7 @@ export const bookmarkFind = defineStatement(
 export const bookmarkSave = defineStatement(
   'bookmark_save',
   (db: Kysely<BookmarkDatabase>, row: BookmarkRow) =>
-    db
-      .insertInto('bookmarks')
-      .values({
-        user_hash: row.user_hash,
-        content_id: row.content_id,
-        account_number: row.account_number,
-        version: row.version,
-        offset_seconds: row.offset_seconds,
-        position_at: row.position_at,
-        device_id: row.device_id,
-        device_class: row.device_class,
-        updated_at: row.updated_at,
-      })
-      .onConflict(unlessNewer)
-      .returningAll(),
+    db.insertInto('bookmarks').values(bookmarkColumns(row)).onConflict(unlessNewer).returningAll(),
 );
 
 /** PostgreSQL: the read of a device, its session's state beside the bookmark's columns (null: none). */
@@ -90,6 +96,8 @@ export const bookmarkFindInSession = defineStatement(
       )
       .select(['s.closed_at as session_closed_at', 's.last_used_at as session_last_used_at'])
       .select([
+        'b.user_hash',
+        'b.content_id',
         'b.account_number',
         'b.version',
         'b.offset_seconds',

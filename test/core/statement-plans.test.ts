@@ -36,6 +36,8 @@ const growing = [
   'directline_activities',
   'directline_uploads',
   'agent_confirmations',
+  'agent_chat_history',
+  'device_grants',
 ];
 
 /** Scans that are the point of their statement, each with why it is acceptable. */

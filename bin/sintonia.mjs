@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 // once many of its objects were seen to survive a young collection). Under the benchmark's load V8 took that
 // decision for node-postgres' row objects, which live for one request: they then filled the old generation,
 // each young collection took 2.1 ms instead of 0.6, and the device list spent 30 µs of its 130 in the
-// collector. Set before anything else loads; docs/decisions.md, "No pretenuring".
+// collector. Set before anything else loads; docs/decisions-performance.md, "No pretenuring".
 setFlagsFromString('--no-allocation-site-pretenuring');
 
 const entry = new URL('../dist/cli/main.js', import.meta.url);

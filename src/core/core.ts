@@ -79,7 +79,7 @@ const redactedPaths = [
  * gathered (up to 16 KiB) and written in one call in the check phase, so a line is out before the
  * process waits for anything again. Asynchronous writes (sonic-boom's default) went through libuv's
  * thread pool, and each completion woke the event loop for one more short turn (measured
- * within the benchmark's noise, docs/decisions.md, Benchmark). pino flushes what is left at exit.
+ * within the benchmark's noise, docs/decisions-performance.md). pino flushes what is left at exit.
  */
 function turnBatchedStdout() {
   const destination = pino.destination({ fd: 1, sync: true, minLength: 16 * 1024 - 1 });

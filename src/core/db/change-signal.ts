@@ -9,10 +9,10 @@ import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
  *
  * It lives in a small file beside the database (`<store>-<name>.signal`): one 6-byte `pread` per check,
  * where any SQLite statement (`PRAGMA data_version` included) takes the WAL read lock and costs as much
- * as the primary-key read it would save (docs/decisions.md, "Session states remembered behind a change
- * signal"). Each change writes fresh random bytes rather than a counter, so two processes changing it at
- * once can never write the value a reader already holds. A torn read can only yield a value nobody holds:
- * a cache miss.
+ * as the primary-key read it would save (docs/decisions-performance.md, "Session states remembered
+ * behind a change signal"). Each change writes fresh random bytes rather than a counter, so two processes
+ * changing it at once can never write the value a reader already holds. A torn read can only yield a
+ * value nobody holds: a cache miss.
  */
 export interface ChangeSignal {
   /** The current value (48 bits, as a number), read now. */

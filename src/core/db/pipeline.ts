@@ -54,7 +54,7 @@ interface Lane {
  * Why: through a pool each statement leaves in a write of its own to a backend of its own, and on loopback
  * each such write costs this process the wake-up of that backend (about 75 µs of system time per
  * statement in the benchmark's profile, as much as the rest of the request). Pipelined, a turn's
- * statements share one write and one wake-up (docs/decisions.md, "Pipelined hot statements").
+ * statements share one write and one wake-up (docs/decisions-performance.md, "Pipelined hot statements").
  *
  * Never for transactions or anything that holds a connection: a statement here shares its connection with
  * other requests' statements. A lost connection fails the statements it had on the wire (node-postgres

@@ -48,30 +48,6 @@ describe('statement definitions: one Kysely query, compiled per dialect', () => 
     assert.equal(plain.columns, undefined);
   });
 
-  it("aggregated: every row in one JSON array of arrays, in one row, in the query's order; SQLite as written", () => {
-    const list = defineStatement(
-      'items_of_owner',
-      (db: Kysely<Tables>, args: { owner: string }) =>
-        db
-          .selectFrom('items')
-          .select(['id', 'size'])
-          .where('owner', '=', args.owner)
-          .orderBy('size', 'desc')
-          .orderBy('id'),
-      { packed: 'aggregated' },
-    );
-    const aggregated = list.compile('postgres');
-    assert.equal(
-      aggregated.sql,
-      'select json_agg(json_build_array("id", "size") order by "size" desc, "id") as "r" from "items" where "owner" = $1',
-    );
-    assert.deepEqual(aggregated.columns, ['id', 'size']);
-    assert.equal(aggregated.aggregated, true);
-    const plain = list.compile('sqlite');
-    assert.equal(plain.sql, 'select "id", "size" from "items" where "owner" = ? order by "size" desc, "id"');
-    assert.equal(plain.aggregated, undefined);
-  });
-
   it('refuses to pack what is not a select of named columns', () => {
     const upsert = defineStatement(
       'items_insert',

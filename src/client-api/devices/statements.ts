@@ -34,7 +34,7 @@ export const devicesOfAccount = defineStatement(
       .where('a.account_number', '=', args.accountNumber)
       .orderBy('d.registered_at')
       .orderBy('d.device_id'),
-  { packed: 'aggregated' },
+  { packed: true },
 );
 
 /** PostgreSQL: the same list for a device, its session's state beside every row (no row: no session). */
@@ -51,7 +51,7 @@ export const devicesOfAccountInSession = defineStatement(
       .where('s.id', '=', args.sessionId)
       .orderBy('d.registered_at')
       .orderBy('d.device_id'),
-  { dialects: ['postgres'], packed: 'aggregated' },
+  { dialects: ['postgres'], packed: true },
 );
 
 /** Every compiled device statement, for the snapshot of what each dialect runs (queries/). */

@@ -18,7 +18,7 @@ export function renderStatements(
       const blocks = statements
         .filter((statement) => statement.dialects.includes(dialect))
         .map((statement) => {
-          const { sql, parameters, columns, aggregated } = statement.compile(dialect);
+          const { sql, parameters, columns } = statement.compile(dialect);
           const args = parameters.map((parameter, index) =>
             'arg' in parameter
               ? `${index + 1}: ${parameter.arg}`
@@ -27,13 +27,7 @@ export function renderStatements(
           const header = [
             `-- ${statement.name}`,
             `-- placeholders: ${args.length > 0 ? args.join(', ') : 'none'}`,
-            ...(columns
-              ? [
-                  aggregated
-                    ? `-- packed: one row, r an array of every row's JSON array of ${columns.join(', ')}`
-                    : `-- packed: one JSON array column r of ${columns.join(', ')}`,
-                ]
-              : []),
+            ...(columns ? [`-- packed: one JSON array column r of ${columns.join(', ')}`] : []),
           ];
           return `${header.join('\n')}\n${sql.replace(breaks, '\n  $1 ')};\n`;
         });

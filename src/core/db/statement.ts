@@ -1,5 +1,4 @@
 import {
-  AggregateFunctionNode,
   AliasNode,
   ColumnNode,
   type Compilable,
@@ -33,10 +32,8 @@ export interface StatementDefinition<Tables, Args, Row> extends NamedStatement {
   /**
    * PostgreSQL: the row travels as one JSON array column, unpacked by the selection's names. The driver
    * describes and parses every column of every row, so a wide row costs it one field instead of many.
-   * `'aggregated'`: every row of the answer in one JSON array of such arrays, in one row (`json_agg`, the
-   * query's order moved into it): a list of many rows then costs the driver one row, not one each.
    */
-  readonly packed: boolean | 'aggregated';
+  readonly packed: boolean;
 }
 
 /** What a statement says of itself whatever its types: its name, dialects and SQL in each (the snapshot's view). */
@@ -50,7 +47,7 @@ export interface NamedStatement {
 export function defineStatement<Tables, Args extends object, Row>(
   name: string,
   build: (db: Kysely<Tables>, args: Args) => Compilable<Row>,
-  options: { dialects?: readonly Dialect[]; packed?: boolean | 'aggregated' } = {},
+  options: { dialects?: readonly Dialect[]; packed?: boolean } = {},
 ): StatementDefinition<Tables, Args, Row> {
   const definition: StatementDefinition<Tables, Args, Row> = {
     name,
@@ -69,8 +66,6 @@ export interface CompiledStatement {
   readonly parameters: ReadonlyArray<{ arg: string } | { value: unknown }>;
   /** Packed (PostgreSQL): the column names of the one JSON array column `r`. */
   readonly columns?: readonly string[];
-  /** Packed `'aggregated'`: `r` of the one row holds every row's array (null for none). */
-  readonly aggregated?: boolean;
 }
 
 const placeholderKey = Symbol('statement argument');
@@ -111,10 +106,9 @@ export function compileStatement<Tables, Args, Row>(
   const compiled = definition.build(db, placeholders as unknown as Args).compile();
   let node: RootOperationNode = compiled.query;
   let columns: string[] | undefined;
-  const aggregated = definition.packed === 'aggregated' && dialect === 'postgres';
   if (definition.packed && dialect === 'postgres') {
     if (!SelectQueryNode.is(node)) throw new Error(`${definition.name}: only a select can be packed`);
-    ({ node, columns } = packSelections(definition.name, node, aggregated));
+    ({ node, columns } = packSelections(definition.name, node));
   }
   const { sql, parameters } =
     node === compiled.query ? compiled : db.getExecutor().compileQuery(node, compiled.queryId);
@@ -124,15 +118,11 @@ export function compileStatement<Tables, Args, Row>(
       isPlaceholder(value) ? { arg: value[placeholderKey] } : { value },
     ),
     columns,
-    ...(aggregated ? { aggregated } : {}),
   };
 }
 
-/**
- * The selections as one `json_build_array(…) as r` column, and their names in order; aggregated, as
- * `json_agg(json_build_array(…) order by <the query's order>) as r`, the query's own order dropped.
- */
-function packSelections(name: string, node: SelectQueryNode, aggregated: boolean) {
+/** The selections as one `json_build_array(…) as r` column, and their names in order. */
+function packSelections(name: string, node: SelectQueryNode) {
   const columns: string[] = [];
   const values = (node.selections ?? []).map(({ selection }) => {
     if (AliasNode.is(selection) && IdentifierNode.is(selection.alias)) {
@@ -145,18 +135,11 @@ function packSelections(name: string, node: SelectQueryNode, aggregated: boolean
     }
     throw new Error(`${name}: a packed statement selects named columns only`);
   });
-  const row = FunctionNode.create('json_build_array', values);
-  if (!aggregated) {
-    const packed = AliasNode.create(row, IdentifierNode.create('r'));
-    return { node: { ...node, selections: [SelectionNode.create(packed)] }, columns };
-  }
-  let all = AggregateFunctionNode.create('json_agg', [row]);
-  if (node.orderBy) all = AggregateFunctionNode.cloneWithOrderBy(all, node.orderBy.items);
-  const packed = AliasNode.create(all, IdentifierNode.create('r'));
-  return {
-    node: { ...node, selections: [SelectionNode.create(packed)], orderBy: undefined },
-    columns,
-  };
+  const packed = AliasNode.create(
+    FunctionNode.create('json_build_array', values),
+    IdentifierNode.create('r'),
+  );
+  return { node: { ...node, selections: [SelectionNode.create(packed)] }, columns };
 }
 
 /** Runs a compiled statement with its arguments: the rows it answers. */
@@ -199,17 +182,6 @@ export function bindStatement<Tables, Args extends object, Row>(
     };
   }
   const unpack = unpacker<Row>(name, columns);
-  if (compiled.aggregated) {
-    return async (args) => {
-      statistics.statements++;
-      const { rows } = await statements.query<{ r: unknown[][] | null }>({
-        name,
-        text,
-        values: values(args),
-      });
-      return (rows[0]?.r ?? []).map(unpack);
-    };
-  }
   return async (args) => {
     statistics.statements++;
     const { rows } = await statements.query<{ r: unknown[] }>({ name, text, values: values(args) });

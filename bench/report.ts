@@ -12,6 +12,8 @@ export interface PathResult extends LoadResult {
   contentType: string;
   /** The server process's CPU time (user + system) per request served, in µs. */
   serverCpuUsPerRequest: number | undefined;
+  /** PostgreSQL's CPU per request (its whole process tree; the target under load is alone on it). */
+  databaseCpuUsPerRequest?: number;
   /** Requests/s over the bare path of the same operation in the same run. */
   ratioToBare?: number;
   /** For a non-JSON format: requests/s over the same route in JSON in the same run. */
@@ -106,6 +108,7 @@ export function formatTable(results: PathResult[]): string {
     'vs bare',
     'vs JSON',
     'CPU µs/req',
+    'DB µs/req',
     'non-2xx',
     'errors',
     'rounds req/s',
@@ -118,6 +121,7 @@ export function formatTable(results: PathResult[]): string {
     ratio(r.ratioToBare),
     ratio(r.ratioToJson),
     r.serverCpuUsPerRequest === undefined ? '' : r.serverCpuUsPerRequest.toString(),
+    r.databaseCpuUsPerRequest === undefined ? '' : r.databaseCpuUsPerRequest.toString(),
     r.non2xx.toString(),
     (r.errors + r.timeouts).toString(),
     (r.roundsRequestsPerSecond ?? []).length > 1 ? (r.roundsRequestsPerSecond ?? []).join(' ') : '',

@@ -168,6 +168,7 @@ async function benchStore(store: BenchStore, dataset: Dataset, dir: string): Pro
       ...settings.http,
       formats,
       label: store.label,
+      databaseCpuMs: () => store.cpuMs(),
     });
     report.http = { results };
     report.goals.push(...httpGoals(store.kind, results));

@@ -53,17 +53,15 @@ describe('the access line', () => {
     );
   });
 
+  /** One access line for `requestId` through a logger's writer, parsed. */
+  const writeOne = ({ logger, lines }: ReturnType<typeof serviceLogger>, requestId: string) => {
+    accessLineWriter(logger)({ requestId, method: 'GET', url: '/a?b=…', statusCode: 200, responseTime: 1.5 });
+    return JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+  };
+
   it('holds the logger’s bindings and the time of writing', () => {
-    const { logger, lines } = serviceLogger();
     const before = Date.now();
-    accessLineWriter(logger)({
-      requestId: 'r-1',
-      method: 'GET',
-      url: '/a?b=…',
-      statusCode: 200,
-      responseTime: 1.5,
-    });
-    const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    const line = writeOne(serviceLogger(), 'r-1');
     assert.equal(line.service, 'client-api');
     assert.equal(line.pid, process.pid);
     assert.equal(line.level, 30);
@@ -71,15 +69,7 @@ describe('the access line', () => {
   });
 
   it('goes through pino while a mixin adds fields to every line (tracing on)', () => {
-    const { logger, lines } = serviceLogger({ mixin: () => ({ trace_id: 'abc' }) });
-    accessLineWriter(logger)({
-      requestId: 'r-2',
-      method: 'GET',
-      url: '/x',
-      statusCode: 204,
-      responseTime: 2,
-    });
-    const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    const line = writeOne(serviceLogger({ mixin: () => ({ trace_id: 'abc' }) }), 'r-2');
     assert.equal(line.trace_id, 'abc');
     assert.equal(line.requestId, 'r-2');
   });

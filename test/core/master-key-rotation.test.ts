@@ -80,7 +80,9 @@ describe(`master-key rotation (${testDatabase})`, () => {
 
   /**
    * The gateway's callback for `payload`. A callback parameter is single use, and a 503 may come after its
-   * nonce was spent: a retry is a new parameter, as the gateway would seal one.
+   * nonce was spent; the service then gives the nonce back, but that is a write too, and while the
+   * rotation holds SQLite's write lock it fails as well: a retry is a new parameter, as the gateway would
+   * seal one.
    */
   async function callback(on: Running, payload: Parameters<typeof makeCallbackParam>[1]) {
     for (let attempt = 1; ; attempt += 1) {

@@ -76,7 +76,7 @@ export function createCallbackParams(
   { key, nonceKey }: { key: Buffer; nonceKey: Buffer },
   nonces: CallbackNonceRepository,
 ) {
-  function check(data: string): CallbackPayload {
+  function check(data: string, now: number): CallbackPayload {
     let payload: unknown;
     try {
       payload = JSON.parse(decrypt(key, data).toString('utf8'));
@@ -84,7 +84,6 @@ export function createCallbackParams(
       throw callbackErrors.CALLBACK_PARAMETER_INVALID();
     }
     if (!Value.Check(callbackPayloadSchema, payload)) throw callbackErrors.CALLBACK_PARAMETER_INVALID();
-    const now = Date.now();
     const expiresAt = payload.exp * 1000;
     if (expiresAt <= now) throw callbackErrors.CALLBACK_PARAMETER_EXPIRED();
     if (expiresAt > now + CALLBACK_MAX_LIFETIME_SECONDS * 1000) {
@@ -96,8 +95,8 @@ export function createCallbackParams(
   return {
     /** Checks `data`, spends its nonce and runs `work` with its payload (see above for a failed work). */
     async use<T>(data: string, work: (payload: CallbackPayload) => Promise<T>): Promise<T> {
-      const payload = check(data);
       const now = Date.now();
+      const payload = check(data, now);
       const nonceHash = keyedHash(nonceKey, payload.nonce);
       await nonces.forgetExpired(now);
       if (!(await nonces.spend(nonceHash, payload.exp * 1000))) {

@@ -130,6 +130,8 @@ export function createAgentClient(
       },
       { audience: AGENTS_AUDIENCE },
     );
+  /** A call's log: its lines carry the request that brought the turn. */
+  const logOf = ({ requestId }: AgentCall) => (requestId ? logger.child({ requestId }) : logger);
   const bodyOf = ({ input, conversationId, locale, attachments }: AgentCall) => ({
     input,
     conversationId,
@@ -147,7 +149,7 @@ export function createAgentClient(
         timeoutMs,
         onText,
         answer: replyOf,
-        logger: call.requestId ? logger.child({ requestId: call.requestId }) : logger,
+        logger: logOf(call),
         requestId: call.requestId,
       }),
     async invoke(call) {
@@ -170,11 +172,7 @@ export function createAgentClient(
         );
       } catch (error) {
         if (error instanceof ProblemError) {
-          const { requestId } = call;
-          logger.warn(
-            { err: error.cause ?? error, conversationId, ...(requestId ? { requestId } : {}) },
-            'the agents server failed',
-          );
+          logOf(call).warn({ err: error.cause ?? error, conversationId }, 'the agents server failed');
           return { ok: false, status: error.status, body: error.toBody() };
         }
         throw error;

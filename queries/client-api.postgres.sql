@@ -18,18 +18,17 @@ select "closed_at", "last_used_at"
 select json_build_array("a"."account_number", "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at") as "r"
   from "accounts" as "a"
   left join "devices" as "d" on "d"."account_number" = "a"."account_number"
-  where "a"."account_number" = $1
-  order by "d"."registered_at", "d"."device_id";
+  where "a"."account_number" = $1;
 
--- devices_of_account_in_session
--- placeholders: 1: accountNumber, 2: sessionId
--- packed: one JSON array column r of session_closed_at, session_last_used_at, found_account, account_number, device_id, name, device_class, enabled, registered_at, activated_at, last_seen_at, last_playback_at
-select json_build_array("s"."closed_at", "s"."last_used_at", "a"."account_number", "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at") as "r"
+-- devices_listed_in_session
+-- placeholders: 1: accountNumber, 2: accountNumber, 3: sessionId
+select "s"."closed_at" as "session_closed_at", "s"."last_used_at" as "session_last_used_at", (select "a"."account_number"
+  from "accounts" as "a"
+  where "a"."account_number" = $1) as "found_account", (select json_agg(json_build_array("d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."last_seen_at", "d"."last_playback_at")) as "devices"
+  from "devices" as "d"
+  where "d"."account_number" = $2) as "devices"
   from "sessions" as "s"
-  left join "accounts" as "a" on "a"."account_number" = $1
-  left join "devices" as "d" on "d"."account_number" = "a"."account_number"
-  where "s"."id" = $2
-  order by "d"."registered_at", "d"."device_id";
+  where "s"."id" = $3;
 
 -- bookmark_find
 -- placeholders: 1: userHash, 2: contentId, 3: accountNumber, 4: accountNumber, 5: version, 6: version

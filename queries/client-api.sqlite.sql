@@ -17,8 +17,7 @@ select "closed_at", "last_used_at"
 select "a"."account_number" as "found_account", "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at"
   from "accounts" as "a"
   left join "devices" as "d" on "d"."account_number" = "a"."account_number"
-  where "a"."account_number" = ?
-  order by "d"."registered_at", "d"."device_id";
+  where "a"."account_number" = ?;
 
 -- bookmark_find
 -- placeholders: 1: userHash, 2: contentId, 3: accountNumber, 4: accountNumber, 5: version, 6: version

@@ -112,6 +112,47 @@ describe('client-api hot-path repositories: answers, and the device session they
     }
   });
 
+  it('the device list: oldest first, ties by device id, every listed column as stored, with a session or without', async () => {
+    const { devices } = repositories();
+    await f.account('hp-order');
+    const stored = [
+      { device_id: 'b', registered_at: 3_000, name: 'Salón "grande" \\ 📺', last_playback_at: 9_000 },
+      { device_id: 'z', registered_at: 1_000, name: 'Zed', last_playback_at: null },
+      { device_id: 'a', registered_at: 3_000, name: "Ana's <TV>", last_playback_at: null },
+      { device_id: 'é', registered_at: 3_000, name: '\u0001ctl', last_playback_at: null },
+    ];
+    for (const { device_id, name, registered_at, last_playback_at } of stored) {
+      // In the table's column order, as the product inserts (one statement shape in queries/captured.*).
+      assert.ok(
+        await devices.insert({
+          account_number: 'hp-order',
+          device_id,
+          name,
+          device_class: 'smarttv',
+          enabled: 1,
+          registered_at,
+          activated_at: 1,
+          last_seen_at: registered_at + 1,
+          last_playback_at,
+        }),
+      );
+    }
+    // z (registered first), then the tie at 3,000 by id: a, b, é.
+    const expected = [1, 2, 0, 3].map((index) => {
+      const { device_id, registered_at, name, last_playback_at } = stored[index] ?? stored[0];
+      return { device_id, registered_at, name, last_playback_at, enabled: 1, device_class: 'smarttv' };
+    });
+    for (const as of [undefined, open]) {
+      const listed = (await devices.list('hp-order', as))?.map(
+        ({ device_id, registered_at, name, last_playback_at, enabled, device_class, last_seen_at }) => {
+          assert.equal(last_seen_at, registered_at + 1);
+          return { device_id, registered_at, name, last_playback_at, enabled, device_class };
+        },
+      );
+      assert.deepEqual(listed, expected, as ? 'with a session' : 'without');
+    }
+  });
+
   it('accounts and session states are found or not; a closed session reads as closed', async () => {
     const { accounts, sessions } = repositories();
     assert.equal((await accounts.find('hp-1'))?.userHash, userHash);

@@ -3,35 +3,49 @@ import { bindStatement } from '../../core/db/statement.ts';
 import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
 import { sessionStateOf } from '../sessions/repository.ts';
 import type { AccountTables } from '../tables.ts';
-import { type DeviceRow, devicesOf, devicesOfAccount, devicesOfAccountInSession } from './statements.ts';
+import {
+  type DeviceListing,
+  type DeviceRow,
+  devicesListedInSession,
+  devicesOf,
+  devicesOfAccount,
+  listedDevices,
+} from './statements.ts';
 
-export type { DeviceRow };
+export type { DeviceListing, DeviceRow };
 
 export function createDeviceRepository(database: Database, gate: SessionGate) {
   const db = database.db.withTables<AccountTables>();
   const ofAccount = bindStatement(database, devicesOfAccount);
-  const ofAccountInSession =
-    database.dialect === 'postgres' ? bindStatement(database, devicesOfAccountInSession) : undefined;
+  const listedInSession =
+    database.dialect === 'postgres' ? bindStatement(database, devicesListedInSession) : undefined;
+
+  /** Every column of the account's devices, oldest first; undefined when the account does not exist. */
+  async function all(accountNumber: string): Promise<DeviceRow[] | undefined> {
+    const rows = await ofAccount({ accountNumber });
+    if (rows[0]?.found_account == null) return undefined;
+    return devicesOf(rows);
+  }
 
   return {
     /**
-     * The account's devices, oldest first; undefined when the account does not exist. With `as`, the caller
+     * The account's devices (what a list answers of each), oldest first; undefined when the account does not exist. With `as`, the caller
      * is a device token whose session must be open and not idle, else 401 TOKEN_INVALID: on PostgreSQL read
      * in the same statement (one round trip), on SQLite checked first (see SessionGate).
      */
-    async list(accountNumber: string, as?: SessionRef): Promise<DeviceRow[] | undefined> {
-      if (as === undefined || ofAccountInSession === undefined) {
+    async list(accountNumber: string, as?: SessionRef): Promise<DeviceListing[] | undefined> {
+      if (as === undefined || listedInSession === undefined) {
         if (as !== undefined) await gate.check(as);
-        const rows = await ofAccount({ accountNumber });
-        if (rows[0]?.found_account == null) return undefined;
-        return devicesOf(rows);
+        return all(accountNumber);
       }
       const { now } = gate.bound();
-      const rows = await ofAccountInSession({ accountNumber, sessionId: as.sessionId });
-      await gate.accept(as, sessionStateOf(rows[0]), now);
-      if (rows[0]?.found_account == null) return undefined;
-      return devicesOf(rows);
+      const [row] = await listedInSession({ accountNumber, sessionId: as.sessionId });
+      await gate.accept(as, sessionStateOf(row), now);
+      if (row?.found_account == null) return undefined;
+      return listedDevices(row.devices);
     },
+
+    all,
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {
       return db

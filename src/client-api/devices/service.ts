@@ -5,7 +5,7 @@ import type { AccountService } from '../accounts/service.ts';
 import { type Principal, sessionOf } from '../auth/principal.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { deviceErrors } from './errors.ts';
-import type { DeviceRepository, DeviceRow } from './repository.ts';
+import type { DeviceListing, DeviceRepository, DeviceRow } from './repository.ts';
 import { DEVICE_NAME_MAX_LENGTH, type DeviceBaseValue } from './schemas.ts';
 
 type Settings = Pick<
@@ -21,7 +21,7 @@ export function createDeviceService(
 ) {
   const playingSince = (now: number) => now - config.PLAYING_WINDOW * 1000;
 
-  const toDeviceBase = (row: DeviceRow, now: number): DeviceBaseValue => ({
+  const toDeviceBase = (row: DeviceListing, now: number): DeviceBaseValue => ({
     mediaPlayerId: row.device_id,
     name: row.name,
     deviceClass: row.device_class,
@@ -93,7 +93,7 @@ export function createDeviceService(
       deviceClass: string | undefined,
       now = Date.now(),
     ): Promise<number> {
-      const all = await devices.list(accountNumber);
+      const all = await devices.all(accountNumber);
       if (all === undefined) throw accountErrors.ACCOUNT_NOT_FOUND();
       const doomed = all.filter(
         (device) =>

@@ -198,7 +198,7 @@ const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * 20 device rows, micro-benchmark).
  * The names are the statement's own selections, checked to be plain identifiers.
  */
-function unpacker<Row>(name: string, columns: readonly string[]): (r: unknown[]) => Row {
+export function unpacker<Row>(name: string, columns: readonly string[]): (r: unknown[]) => Row {
   const fields = columns.map((column, index) => {
     if (!COLUMN_NAME.test(column)) throw new Error(`${name}: packed column ${column} is not a plain name`);
     return `${column}: r[${index}]`;

@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // The test command: builds dist/, then every test on SQLite, then every database test again on a throwaway
 // PostgreSQL cluster made from the machine's own server binaries. Prints which databases the run covered.
+//
+// Every process of the run records the statements the product issues (scripts/statement-capture.mjs, in
+// $SINTONIA_CAPTURE_SQL: the caller's folder, or one made here), and the statement-plans test runs after
+// the rest of each pass: it plans those too, so a statement that some test runs but queries/captured.*.sql
+// lacks is checked for sequential scans all the same.
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { postgresBin, startPostgres } from './pg-cluster.mjs';
 
@@ -22,6 +28,20 @@ const allTests = findTests(join(root, 'test'))
   .sort();
 // test/unit needs no database: it runs once.
 const databaseTests = allTests.filter((file) => !file.startsWith('test/unit/'));
+/** Runs after the rest of its pass, to plan what the pass's tests issued. */
+const PLANS = 'test/core/statement-plans.test.ts';
+
+const ownCaptureDir = process.env.SINTONIA_CAPTURE_SQL
+  ? undefined
+  : mkdtempSync(join(tmpdir(), 'sintonia-sql-'));
+const captureEnv = {
+  SINTONIA_CAPTURE_SQL: process.env.SINTONIA_CAPTURE_SQL ?? ownCaptureDir,
+  NODE_OPTIONS:
+    `${process.env.NODE_OPTIONS ?? ''} --import ${join(root, 'scripts/statement-capture.mjs')}`.trim(),
+};
+process.on('exit', () => {
+  if (ownCaptureDir) rmSync(ownCaptureDir, { recursive: true, force: true });
+});
 
 // Stopped (SIGTERM from a CI runner, SIGINT from a terminal), the run takes its test runner and its
 // PostgreSQL cluster down with it instead of leaving them running as orphans.
@@ -33,6 +53,18 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     stopCluster();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   });
+}
+
+/** The pass's files, the statement-plans test last (its own run of the runner), as one result. */
+async function runPass(label, files, env) {
+  const rest = await runNodeTests(
+    label,
+    files.filter((file) => file !== PLANS),
+    env,
+  );
+  if (!files.includes(PLANS)) return rest;
+  const plans = await runNodeTests(`${label}, statement plans`, [PLANS], env);
+  return { label, pass: rest.pass + plans.pass, fail: rest.fail + plans.fail, code: rest.code || plans.code };
 }
 
 function runNodeTests(label, files, env) {
@@ -53,7 +85,7 @@ function runNodeTests(label, files, env) {
         '--test-reporter=spec',
         ...files,
       ],
-      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+      { cwd: root, env: { ...process.env, ...captureEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     running = child;
     // The whole output: with many failures, their details follow the runner's summary lines.
@@ -91,7 +123,7 @@ if (build.status !== 0) {
 }
 
 const results = [];
-results.push(await runNodeTests('SQLite', allTests, { SINTONIA_TEST_DB: 'sqlite' }));
+results.push(await runPass('SQLite', allTests, { SINTONIA_TEST_DB: 'sqlite' }));
 const covered = ['SQLite'];
 // SINTONIA_TEST_SKIP_PG=1 is for quick local iterations only; CI never sets it.
 const pgInfo = process.env.SINTONIA_TEST_SKIP_PG === '1' ? undefined : postgresBin();
@@ -100,7 +132,7 @@ if (pgInfo && databaseTests.length > 0) {
   stopCluster = () => cluster.stop();
   try {
     results.push(
-      await runNodeTests(`PostgreSQL ${pgInfo.version}`, databaseTests, {
+      await runPass(`PostgreSQL ${pgInfo.version}`, databaseTests, {
         SINTONIA_TEST_DB: 'postgres',
         TEST_DATABASE_URL: cluster.url,
       }),

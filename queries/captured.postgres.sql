@@ -10,7 +10,7 @@ delete from "assistant_users" where "assistant_id" = any(array(select "assistant
 delete from "assistant_users" where "subject_hash" = $1
 delete from "assistant_users" where ("phone_hash" = $1 or "assistant_id_global" in ($2))
 delete from "audit_log" where "id" = any(array(select "id" from "audit_log" where "at" < $1 order by "at" limit 2))
-delete from "device_grants" where "expires_at" <= $1
+delete from "device_grants" where "id" = any(array(select "id" from "device_grants" where "expires_at" < $1 order by "expires_at" limit 2))
 delete from "devices" where "account_number" = $1 and "device_id" in ($2)
 delete from "directline_activities" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_activities"."conversation_id")
 delete from "directline_conversations" where "last_activity_at" < $1
@@ -25,6 +25,7 @@ delete from "sessions" where "id" = any(array(select "id" from "sessions" where 
 insert into "accounts" ("account_number", "user_code", "user_hash", "created_at") values ($1, $2, $3, $4) on conflict ("account_number") do nothing
 insert into "ad_breaks" ("contents", "content_id", "position", "offset_seconds", "max_ads") values ($1, $2, $3, $4, $5) on conflict ("contents", "content_id", "position", "offset_seconds") do update set "max_ads" = $6
 insert into "ad_contacts" ("id", "account_number", "device_class", "campaign", "media_player_id", "created_at") values ($1, $2, $3, $4, $5, $6)
+insert into "agent_chat_history" ("id", "owner_hash", "turn_id", "position", "message", "tokens", "created_at") values ($1, $2, $3, $4, $5, $6, $7), ($8, $9, $10, $11, $12, $13, $14)
 insert into "agent_confirmations" ("id", "owner_hash", "tool", "arguments_sealed", "arguments_hash", "created_at", "expires_at", "settled_at") values ($1, $2, $3, $4, $5, $6, $7, $8)
 insert into "api_keys" ("id", "name", "key_class", "secret_hash", "created_at", "revoked_at", "last_used_at") values ($1, $2, $3, $4, $5, $6, $7)
 insert into "assistant_callback_nonces" ("nonce_hash", "expires_at") values ($1, $2) on conflict ("nonce_hash") do nothing
@@ -32,6 +33,7 @@ insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_s
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values ($1, $2, $3, $4, $5)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
+insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values ($1, $2, $3, $4) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -57,7 +59,9 @@ select "platform_user_id" from "subscriptions" where "account_number" = $1 and "
 select "position", "offset_seconds", "max_ads" from "ad_breaks" where "contents" = $1 and "content_id" = $2 order by "offset_seconds"
 select "s"."closed_at" as "session_closed_at", "s"."last_used_at" as "session_last_used_at", (select "a"."account_number" from "accounts" as "a" where "a"."account_number" = $1) as "found_account", (select json_agg(json_build_array("d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."last_seen_at", "d"."last_playback_at")) as "devices" from "devices" as "d" where "d"."account_number" = $2) as "devices" from "sessions" as "s" where "s"."id" = $3
 select "seq", "activity" from "directline_activities" where "conversation_id" = $1 and "seq" > $2 order by "seq" limit $3
+select "status", count(*) as "count", min("created_at") as "oldest" from "mail_outbox" where "status" in ($1, $2) group by "status"
 select "subscriptions" from "users" where "account_number" = $1
+select "turn_id", "position", "message", "tokens" from "agent_chat_history" where "owner_hash" = $1 order by "created_at" desc, "turn_id", "position" desc limit $2
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = $1 order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."platform_user_id" = $1
 select "value" from "store_identity" where "name" = $1
@@ -73,12 +77,16 @@ select * from "assistant_users" where "assistant_id_global" = $1 and "channel" =
 select * from "assistant_users" where "phone_hash" = $1 order by "created_at" desc, "assistant_id"
 select * from "assistant_users" where "subject_hash" = $1 order by "created_at" desc, "assistant_id"
 select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 and (cast($3 as text) is null or "account_number" = $4) and (cast($5 as text) is null or "version" = $6)
+select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 order by "position_at" desc, "content_id" limit $3
 select * from "bookmarks" where "user_hash" = $1 order by "position_at" desc, "content_id" limit $2
+select * from "device_grants" where "device_code_hash" = $1
+select * from "device_grants" where "user_code_hash" = $1 and "status" = $2 and "expires_at" > $3
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = $1 and "device_id" = $2
 select * from "mail_outbox" where "status" = $1 and "next_attempt_at" <= $2 and ("locked_until" is null or "locked_until" < $3) order by "next_attempt_at" limit $4
 select * from "sessions" where "id" = $1
 select count(*) as "count" from "devices" where "account_number" = $1 and "enabled" = $2
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = $1 and "status" = $2 and "expires_at" > $3
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = $1
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = $1 and "created_at" >= $2
@@ -93,6 +101,10 @@ update "api_keys" set "last_used_at" = $1 where "id" = $2
 update "api_keys" set "revoked_at" = $1 where "id" = $2 and "revoked_at" is null
 update "assistant_users" set "created_at" = $1, "expires_at" = $2, "source" = $3 where "assistant_id" = $4
 update "assistant_users" set "link_sealed" = $1, "linked_at" = $2 where "assistant_id" = $3
+update "device_grants" set "last_polled_at" = $1 where "id" = $2 and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
+update "device_grants" set "poll_interval" = "poll_interval" + $1, "last_polled_at" = $2 where "id" = $3
+update "device_grants" set "status" = $1 where "id" = $2 and "status" = $3
+update "device_grants" set "status" = $1, "account_number" = $2, "platform_user_id" = $3, "decided_by" = $4, "decided_at" = $5 where "id" = $6 and "status" = $7 and "expires_at" > $8
 update "devices" set "enabled" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "enabled" = $1, "activated_at" = $2 where "account_number" = $3 and "device_id" = $4
 update "devices" set "last_playback_at" = $1, "last_seen_at" = $2 where "account_number" = $3 and "device_id" = $4

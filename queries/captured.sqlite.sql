@@ -10,7 +10,7 @@ delete from "assistant_users" where "assistant_id" in (select "assistant_id" fro
 delete from "assistant_users" where "subject_hash" = ?
 delete from "assistant_users" where ("phone_hash" = ? or "assistant_id_global" in (?))
 delete from "audit_log" where "id" in (select "id" from "audit_log" where "at" < ? order by "at" limit 2)
-delete from "device_grants" where "expires_at" <= ?
+delete from "device_grants" where "id" in (select "id" from "device_grants" where "expires_at" < ? order by "expires_at" limit 2)
 delete from "devices" where "account_number" = ? and "device_id" in (?)
 delete from "directline_activities" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_activities"."conversation_id")
 delete from "directline_conversations" where "last_activity_at" < ?
@@ -25,6 +25,7 @@ delete from "sessions" where "id" in (select "id" from "sessions" where "refresh
 insert into "accounts" ("account_number", "user_code", "user_hash", "created_at") values (?, ?, ?, ?) on conflict ("account_number") do nothing
 insert into "ad_breaks" ("contents", "content_id", "position", "offset_seconds", "max_ads") values (?, ?, ?, ?, ?) on conflict ("contents", "content_id", "position", "offset_seconds") do update set "max_ads" = ?
 insert into "ad_contacts" ("id", "account_number", "device_class", "campaign", "media_player_id", "created_at") values (?, ?, ?, ?, ?, ?)
+insert into "agent_chat_history" ("id", "owner_hash", "turn_id", "position", "message", "tokens", "created_at") values (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)
 insert into "agent_confirmations" ("id", "owner_hash", "tool", "arguments_sealed", "arguments_hash", "created_at", "expires_at", "settled_at") values (?, ?, ?, ?, ?, ?, ?, ?)
 insert into "api_keys" ("id", "name", "key_class", "secret_hash", "created_at", "revoked_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?)
 insert into "assistant_callback_nonces" ("nonce_hash", "expires_at") values (?, ?) on conflict ("nonce_hash") do nothing
@@ -32,6 +33,7 @@ insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_s
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values (?, ?, ?, ?, ?)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
+insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values (?, ?, ?, ?) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values (?, ?, ?, ?, ?, ?, ?, ?)
@@ -57,7 +59,9 @@ select "name", "value" from "store_identity" where substr(name, 1, ?) = ? order 
 select "platform_user_id" from "subscriptions" where "account_number" = ? and "cod_oferta" in (?) and "enabled" = ? limit ?
 select "position", "offset_seconds", "max_ads" from "ad_breaks" where "contents" = ? and "content_id" = ? order by "offset_seconds"
 select "seq", "activity" from "directline_activities" where "conversation_id" = ? and "seq" > ? order by "seq" limit ?
+select "status", count(*) as "count", min("created_at") as "oldest" from "mail_outbox" where "status" in (?, ?) group by "status"
 select "subscriptions" from "users" where "account_number" = ?
+select "turn_id", "position", "message", "tokens" from "agent_chat_history" where "owner_hash" = ? order by "created_at" desc, "turn_id", "position" desc limit ?
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = ? order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."platform_user_id" = ?
 select "value" from "store_identity" where "name" = ?
@@ -73,12 +77,16 @@ select * from "assistant_users" where "assistant_id_global" = ? and "channel" = 
 select * from "assistant_users" where "phone_hash" = ? order by "created_at" desc, "assistant_id"
 select * from "assistant_users" where "subject_hash" = ? order by "created_at" desc, "assistant_id"
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and (cast(? as text) is null or "account_number" = ?) and (cast(? as text) is null or "version" = ?)
+select * from "bookmarks" where "user_hash" = ? and "content_id" = ? order by "position_at" desc, "content_id" limit ?
 select * from "bookmarks" where "user_hash" = ? order by "position_at" desc, "content_id" limit ?
+select * from "device_grants" where "device_code_hash" = ?
+select * from "device_grants" where "user_code_hash" = ? and "status" = ? and "expires_at" > ?
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = ? and "device_id" = ?
 select * from "mail_outbox" where "status" = ? and "next_attempt_at" <= ? and ("locked_until" is null or "locked_until" < ?) order by "next_attempt_at" limit ?
 select * from "sessions" where "id" = ?
 select count(*) as "count" from "devices" where "account_number" = ? and "enabled" = ?
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" = ? and "expires_at" > ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ? and "created_at" >= ?
@@ -91,6 +99,10 @@ update "api_keys" set "last_used_at" = ? where "id" = ?
 update "api_keys" set "revoked_at" = ? where "id" = ? and "revoked_at" is null
 update "assistant_users" set "created_at" = ?, "expires_at" = ?, "source" = ? where "assistant_id" = ?
 update "assistant_users" set "link_sealed" = ?, "linked_at" = ? where "assistant_id" = ?
+update "device_grants" set "last_polled_at" = ? where "id" = ? and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
+update "device_grants" set "poll_interval" = "poll_interval" + ?, "last_polled_at" = ? where "id" = ?
+update "device_grants" set "status" = ? where "id" = ? and "status" = ?
+update "device_grants" set "status" = ?, "account_number" = ?, "platform_user_id" = ?, "decided_by" = ?, "decided_at" = ? where "id" = ? and "status" = ? and "expires_at" > ?
 update "devices" set "enabled" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "enabled" = ?, "activated_at" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "last_playback_at" = ?, "last_seen_at" = ? where "account_number" = ? and "device_id" = ?

@@ -1,7 +1,6 @@
 import { Registry } from 'prom-client';
 import type { Core } from '../core/core.ts';
 import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
-import { periodic } from '../core/periodic.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
 import { USER_HASH_KEY_PURPOSE } from './accounts/user-hash.ts';
@@ -49,7 +48,6 @@ import { createUserService } from './users/service.ts';
 const USER_CODE_THROTTLE_KEY_PURPOSE = 'client-api:user-code-throttle';
 const DEVICE_GRANT_KEY_PURPOSE = 'client-api:device-grants';
 /** How often each process deletes TV sign-in codes long expired. */
-const DEVICE_GRANT_PURGE_INTERVAL_MS = 60_000;
 
 /**
  * The client API's one composition root: every repository, service, guard and worker, built once per
@@ -115,16 +113,6 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     key: core.key(DEVICE_GRANT_KEY_PURPOSE),
     issuer: () => config.CLIENT_API_PUBLIC_URL ?? core.serviceUrl('client-api'),
   });
-  const grantLogger = core.logger.child({ component: 'device-grant-purge' });
-  // Expired TV sign-in codes leave the store; every process purges, each deletion is idempotent.
-  const deviceGrantPurge = periodic(
-    async () => {
-      const purged = await deviceGrants.purgeExpired();
-      if (purged > 0) grantLogger.info({ purged }, 'expired TV sign-in codes purged');
-    },
-    DEVICE_GRANT_PURGE_INTERVAL_MS,
-    (error) => grantLogger.error({ err: error }, 'purging expired TV sign-in codes failed'),
-  );
   return {
     core,
     repositories,
@@ -150,7 +138,6 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
     auth,
     deviceGrants,
-    deviceGrantPurge,
     bookmarks: createBookmarkService(
       createBookmarkRepository(database, gate),
       repositories.accounts,
@@ -164,7 +151,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
       limitPerHour: config.REGISTRATION_RATE_LIMIT,
       onQueued: () => mailWorker.kick(),
     }),
-    mailOutbox: { status: () => outboxStatus(outbox) },
+    mailOutbox: { status: () => outboxStatus(outbox, { sent: true }) },
     campaigns: createCampaignService(createContactRepository(database), repositories, config),
     subscriptions: createSubscriptionService(
       createSubscriptionRepository(database),

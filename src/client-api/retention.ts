@@ -9,7 +9,11 @@ import type { RetentionRule } from '../core/db/retention.ts';
 export function clientApiRetentionRules(
   config: Pick<
     Config,
-    'SESSION_RETENTION' | 'OUTBOX_RETENTION' | 'REGISTRATION_RETENTION' | 'AD_CONTACT_RETENTION'
+    | 'SESSION_RETENTION'
+    | 'OUTBOX_RETENTION'
+    | 'REGISTRATION_RETENTION'
+    | 'AD_CONTACT_RETENTION'
+    | 'DEVICE_GRANT_TTL'
   >,
 ): RetentionRule[] {
   const ref = sql.ref;
@@ -46,6 +50,16 @@ export function clientApiRetentionRules(
       keepSeconds: config.REGISTRATION_RETENTION,
       column: 'created_at',
       expired: (cutoff) => sql`${ref('created_at')} < ${cutoff}`,
+    },
+    {
+      // Kept a lifetime past expiry, so that a late poll is still told expired_token, not invalid_grant; every
+      // read of a grant also checks its expiry, so when the pass comes does not matter.
+      name: 'device_grants (expired)',
+      table: 'device_grants',
+      key: ['id'],
+      keepSeconds: config.DEVICE_GRANT_TTL,
+      column: 'expires_at',
+      expired: (cutoff) => sql`${ref('expires_at')} < ${cutoff}`,
     },
     {
       name: 'ad_contacts',

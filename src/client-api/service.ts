@@ -48,7 +48,7 @@ export const clientApiService: ServiceDefinition = {
     const app = typed(instance);
     const api = composeClientApi(core, metrics);
     // Mail left by a crashed process goes out on the next start; at close the current message is finished.
-    runWhileOpen(app, api.mailWorker, api.retention, api.deviceGrantPurge);
+    runWhileOpen(app, api.mailWorker, api.retention);
     await app.register(
       async (instance) => {
         const scope = typed(instance);

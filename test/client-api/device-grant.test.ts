@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildServiceApp } from '../../src/core/http/service-app.ts';
-import { services } from '../../src/family.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 import {
   askCodes,
@@ -228,26 +226,29 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
     });
     assert.equal(late.statusCode, 404);
     assert.deepEqual(errorTypes(late), ['USER_CODE_INVALID']);
-    // Purged once long expired; then the code is simply unknown.
-    assert.ok((await f.api.deviceGrants.purgeExpired(Date.now() + 600_000)) >= 1);
+    // Removed by the retention job once expired a lifetime ago (DEVICE_GRANT_TTL); then the code is unknown.
+    const pass = await f.api.retention.runOnce(Date.now() + 600_000);
+    assert.ok((pass.removed['device_grants (expired)'] ?? 0) >= 1, JSON.stringify(pass));
     assert.deepEqual(oauthError(await poll(f.app, codes.device_code)).error, 'invalid_grant');
   });
 
-  it('each process purges long-expired codes when it starts, then every minute', async () => {
+  it('the retention job removes codes expired more than a lifetime ago, and only those', async () => {
     const old = await f.api.deviceGrants.authorize(
       { client_id: 'smarttv', device_id: 'tv-forgotten' },
       '10.9.9.8',
       Date.now() - 1_300_000,
     );
-    assert.equal(oauthError(await poll(f.app, old.device_code)).error, 'expired_token');
-    // Another process of the same store starts: its purge runs before it answers anything.
-    const other = await buildServiceApp(f.core, services['client-api']);
-    await other.ready();
-    try {
-      assert.equal(oauthError(await poll(other, old.device_code)).error, 'invalid_grant');
-    } finally {
-      await other.close();
+    const lately = await f.api.deviceGrants.authorize(
+      { client_id: 'smarttv', device_id: 'tv-lately' },
+      '10.9.9.8',
+      Date.now() - 700_000,
+    );
+    for (const codes of [old, lately]) {
+      assert.equal(oauthError(await poll(f.app, codes.device_code)).error, 'expired_token');
     }
+    await f.api.retention.runOnce();
+    assert.equal(oauthError(await poll(f.app, old.device_code)).error, 'invalid_grant');
+    assert.equal(oauthError(await poll(f.app, lately.device_code)).error, 'expired_token');
   });
 
   it('the device limit: approval is refused when the account is full, and a poll after it filled is access_denied', async () => {

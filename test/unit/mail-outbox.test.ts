@@ -113,18 +113,32 @@ describe('mail worker over its outbox repository', () => {
 
 describe('outbox status', () => {
   it('counts by status and dates the oldest pending message, with zeros for absent statuses', async () => {
-    const status = await outboxStatus({
-      countByStatus: async () => [
-        { status: 'pending', count: 2, oldest: Date.UTC(2026, 0, 1) },
-        { status: 'sent', count: 5, oldest: 0 },
-      ],
-    });
-    assert.deepEqual(status, {
+    const asked: string[][] = [];
+    const outbox = {
+      countByStatus: async (statuses: readonly string[]) => {
+        asked.push([...statuses]);
+        return [
+          { status: 'pending', count: 2, oldest: Date.UTC(2026, 0, 1) },
+          { status: 'sent', count: 5, oldest: 0 },
+        ].filter((row) => statuses.includes(row.status));
+      },
+    };
+    assert.deepEqual(await outboxStatus(outbox, { sent: true }), {
       pending: 2,
       sent: 5,
       failed: 0,
       oldestPendingSince: '2026-01-01T00:00:00.000Z',
     });
+    // The metrics' reading: pending and failed only (sent grows with the traffic).
+    assert.deepEqual(await outboxStatus(outbox), {
+      pending: 2,
+      failed: 0,
+      oldestPendingSince: '2026-01-01T00:00:00.000Z',
+    });
+    assert.deepEqual(asked, [
+      ['pending', 'failed', 'sent'],
+      ['pending', 'failed'],
+    ]);
     assert.equal((await outboxStatus({ countByStatus: async () => [] })).oldestPendingSince, null);
   });
 });

@@ -122,15 +122,6 @@ export function createDeviceGrantRepository(database: Database) {
         .executeTakeFirst();
       return Number(updated.numUpdatedRows) === 1;
     },
-
-    /** Removes grants expired before `before`; answers how many. */
-    async purgeExpired(before: number): Promise<number> {
-      const deleted = await db
-        .deleteFrom('device_grants')
-        .where('expires_at', '<=', before)
-        .executeTakeFirst();
-      return Number(deleted.numDeletedRows);
-    },
   };
 }
 

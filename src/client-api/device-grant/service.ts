@@ -258,9 +258,6 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
         expiresAt: isoTime(grant.expires_at),
       };
     },
-
-    /** Grants whose codes expired more than a lifetime ago (a late poll still hears expired_token). */
-    purgeExpired: (now = Date.now()) => grants.purgeExpired(now - config.DEVICE_GRANT_TTL * 1000),
   };
 }
 

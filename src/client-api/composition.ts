@@ -47,7 +47,6 @@ import { createUserService } from './users/service.ts';
 
 const USER_CODE_THROTTLE_KEY_PURPOSE = 'client-api:user-code-throttle';
 const DEVICE_GRANT_KEY_PURPOSE = 'client-api:device-grants';
-/** How often each process deletes TV sign-in codes long expired. */
 
 /**
  * The client API's one composition root: every repository, service, guard and worker, built once per

@@ -29,9 +29,10 @@ export function createDeviceRepository(database: Database, gate: SessionGate) {
 
   return {
     /**
-     * The account's devices (what a list answers of each), oldest first; undefined when the account does not exist. With `as`, the caller
-     * is a device token whose session must be open and not idle, else 401 TOKEN_INVALID: on PostgreSQL read
-     * in the same statement (one round trip), on SQLite checked first (see SessionGate).
+     * The account's devices (what a list answers of each), oldest first; undefined when the account does not
+     * exist. With `as`, the caller is a device token whose session must be open and not idle, else 401
+     * TOKEN_INVALID: on PostgreSQL read in the same statement (one round trip), on SQLite checked first (see
+     * SessionGate).
      */
     async list(accountNumber: string, as?: SessionRef): Promise<DeviceListing[] | undefined> {
       if (as === undefined || listedInSession === undefined) {

@@ -12,8 +12,9 @@ export interface JsonList<Row> {
 /**
  * PostgreSQL: the rows of a subquery as one JSON array of arrays, for a list that would otherwise come back
  * as a row per item. One row per item costs the database a result row each (and a JSON array each when
- * packed) and the driver a message and a parse each; as one value, a 20-device list cost the database 90
- * µs instead of 118 and the server one parse (docs/decisions-performance.md, "Lists as one JSON value").
+ * packed) and the driver a message and a parse each; as one value, a 20-device list cost the database 80
+ * µs instead of 118 (pgbench, one connection) and the server one parse (docs/decisions-performance.md,
+ * "Lists as one JSON value").
  * Only the columns named travel: a list names what its answer uses, not the table's every column.
  *
  * In no particular order: an ordered aggregate sorts on its own (PostgreSQL 15 cannot use an index's order

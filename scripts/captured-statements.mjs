@@ -35,7 +35,7 @@ function isDataStatement(text) {
   if (!/^(select|insert|update|delete|with)\b/i.test(text)) return false;
   // Without a table (a test's own `select $1::int as n` through the product's pipeline) there is no plan to check.
   if (!/\b(from|into|update)\s+"?[a-z_]/i.test(text)) return false;
-  return !/kysely_migration|pg_catalog|information_schema|sqlite_master|pragma_|pg_class|pg_namespace|\bpg_[a-z_]+\(|^select 1$/i.test(
+  return !/kysely_migration|pg_catalog|information_schema|sqlite_master|pragma_|pg_class|pg_namespace|\bpg_[a-z_]+\(/i.test(
     text,
   );
 }

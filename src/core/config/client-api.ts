@@ -166,7 +166,8 @@ export const clientApiVariables = {
     minimum: 60,
     maximum: 3600,
     default: 600,
-    description: 'Lifetime of a TV sign-in code (device_code and user_code), in seconds.',
+    description:
+      'Lifetime of a TV sign-in code (device_code and user_code), in seconds; an expired code is kept as long again (a late poll is told expired_token), then removed by the retention job.',
   }),
   DEVICE_GRANT_INTERVAL: Type.Integer({
     minimum: 1,

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { bookmarkFindInSession, bookmarkSaveInSession } from '../src/client-api/bookmarks/statements.ts';
+import { bookmarkFindInSession, bookmarkSaveInOpenSession } from '../src/client-api/bookmarks/statements.ts';
 import type { NamedStatement } from '../src/core/db/statement.ts';
 
 const run = promisify(execFile);
@@ -96,7 +96,7 @@ export async function runPgbench(
   const dir = mkdtempSync(join(tmpdir(), 'sintonia-pgbench-'));
   const results: PgbenchResult[] = [];
   try {
-    for (const statement of [bookmarkSaveInSession, bookmarkFindInSession])
+    for (const statement of [bookmarkSaveInOpenSession, bookmarkFindInSession])
       for (const depth of [1, PIPELINE_DEPTH]) {
         const file = join(dir, `${statement.name}-${depth}.sql`);
         writeFileSync(file, script(statement, depth));

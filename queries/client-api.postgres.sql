@@ -75,3 +75,16 @@ with "s" as (select "closed_at", "last_used_at"
   select "s"."closed_at" as "session_closed_at", "s"."last_used_at" as "session_last_used_at", "w"."written"
   from "s"
   left join "w" on true;
+
+-- bookmark_save_in_open_session
+-- placeholders: 1: user_hash, 2: content_id, 3: account_number, 4: version, 5: offset_seconds, 6: position_at, 7: device_id, 8: device_class, 9: updated_at, 10: sessionId, 11: idleBefore
+insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at")
+  select $1::text as "user_hash", $2::bigint as "content_id", $3::text as "account_number", $4::text as "version", $5::integer as "offset_seconds", $6::bigint as "position_at", $7::text as "device_id", $8::text as "device_class", $9::bigint as "updated_at"
+  from "sessions"
+  where "id" = $10
+  and "closed_at" is null
+  and "last_used_at" >= $11
+  on conflict ("user_hash", "content_id")
+  do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at"
+  where "bookmarks"."position_at" <= "excluded"."position_at"
+  returning true as "written";

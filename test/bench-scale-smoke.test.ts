@@ -71,8 +71,8 @@ test(`the bench's --scale 2 --quick on ${database}: the save at 1× and 2× data
     assert.deepEqual(
       store?.pgbench?.map((rate) => `${rate.statement} ${rate.pipelined}`),
       [
-        'bookmark_save_in_session false',
-        'bookmark_save_in_session true',
+        'bookmark_save_in_open_session false',
+        'bookmark_save_in_open_session true',
         'bookmark_find_in_session false',
         'bookmark_find_in_session true',
       ],

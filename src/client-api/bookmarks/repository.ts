@@ -10,6 +10,7 @@ import {
   bookmarkFind,
   bookmarkFindInSession,
   bookmarkSave,
+  bookmarkSaveInOpenSession,
   bookmarkSaveInSession,
 } from './statements.ts';
 
@@ -51,6 +52,7 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
       ? {
           find: bindStatement(database, bookmarkFindInSession),
           save: bindStatement(database, bookmarkSaveInSession),
+          saveInOpen: bindStatement(database, bookmarkSaveInOpenSession),
         }
       : undefined;
 
@@ -94,10 +96,16 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
         if (as !== undefined) await gate.check(as);
         return (await save(row))[0];
       }
-      const { now, idleBefore } = gate.bound();
+      const { now, idleBefore, recent } = gate.bound(as);
       const args = bookmarkColumns(row) as BookmarkRow & { sessionId: string; idleBefore: number };
       args.sessionId = as.sessionId;
       args.idleBefore = idleBefore;
+      if (recent) {
+        if ((await inSession.saveInOpen(args)).length > 0) return row;
+        // Nothing written: the session's state tells a refusal (closed, idle, gone) from a newer stored position.
+        await gate.check(as);
+        return undefined;
+      }
       const [result] = await inSession.save(args);
       await gate.accept(as, sessionStateOf(result), now);
       return result?.written ? row : undefined;

@@ -26,8 +26,9 @@ export interface BookmarkFilter {
 /**
  * Bookmarks, read and saved by key. With `as`, the caller is a device token: its session must be open and
  * not idle, or the call is refused (401 TOKEN_INVALID) and nothing is written. On PostgreSQL the session's
- * state is read in the same statement as the data (one round trip per request); on SQLite it is checked
- * first, from memory (see SessionGate).
+ * state is read in the same statement as the data (one round trip per request); a save in a session this
+ * process saw in use within the minute only checks it there (nothing to read back unless nothing was
+ * written). On SQLite it is checked first, from memory (see SessionGate).
  */
 export interface BookmarkRepository {
   find(filter: BookmarkFilter, as?: SessionRef): Promise<BookmarkRow | undefined>;

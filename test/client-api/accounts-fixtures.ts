@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { type ClientApi, composeClientApi } from '../../src/client-api/composition.ts';
+import { ProblemError } from '../../src/core/errors.ts';
 import type { App } from '../../src/core/http/service-app.ts';
 import { createTestApp, type Env, type TestCore } from '../helpers/harness.ts';
 
@@ -96,3 +97,27 @@ export async function accountsFixture(env: Env = {}): Promise<AccountsFixture> {
 export function errorTypes(response: LightMyRequestResponse): string[] {
   return (response.json().errors as Array<{ type: string }>).map((error) => error.type);
 }
+
+/** A bookmark row as device `tv-a` (a smart TV) saves it, for the hot-path repository tests. */
+export function bookmarkRow(
+  owner: { userHash: string; accountNumber: string; version: string | null },
+  contentId: number,
+  positionAt: number,
+  offset: number,
+) {
+  return {
+    user_hash: owner.userHash,
+    content_id: contentId,
+    account_number: owner.accountNumber,
+    version: owner.version,
+    offset_seconds: offset,
+    position_at: positionAt,
+    device_id: 'tv-a',
+    device_class: 'smarttv',
+    updated_at: positionAt,
+  };
+}
+
+/** A repository's refusal of a device session: 401 TOKEN_INVALID. */
+export const isTokenRefusal = (error: unknown) =>
+  error instanceof ProblemError && error.status === 401 && error.type === 'TOKEN_INVALID';

@@ -7,9 +7,15 @@ import { createBookmarkRepository } from '../../src/client-api/bookmarks/reposit
 import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
 import { PIPELINE_APPLICATION_NAME } from '../../src/core/db/pipeline.ts';
-import { ProblemError } from '../../src/core/errors.ts';
 import { testDatabase } from '../helpers/harness.ts';
-import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import {
+  type AccountsFixture,
+  accountsFixture,
+  bookmarkRow,
+  errorTypes,
+  isTokenRefusal,
+  type SignedIn,
+} from './accounts-fixtures.ts';
 
 /**
  * The hot paths' repositories (each statement written once, compiled per dialect) and the device session
@@ -32,19 +38,8 @@ describe('client-api hot-path repositories: answers, and the device session they
       sessions,
     };
   };
-  const row = (contentId: number, positionAt: number, offset = 60) => ({
-    user_hash: userHash,
-    content_id: contentId,
-    account_number: 'hp-1',
-    version: 'v1',
-    offset_seconds: offset,
-    position_at: positionAt,
-    device_id: 'tv-a',
-    device_class: 'smarttv',
-    updated_at: positionAt,
-  });
-  const refusal = (error: unknown) =>
-    error instanceof ProblemError && error.status === 401 && error.type === 'TOKEN_INVALID';
+  const row = (contentId: number, positionAt: number, offset = 60) =>
+    bookmarkRow({ userHash, accountNumber: 'hp-1', version: 'v1' }, contentId, positionAt, offset);
 
   before(async () => {
     f = await accountsFixture();
@@ -87,8 +82,16 @@ describe('client-api hot-path repositories: answers, and the device session they
       ['idle', idle, open],
     ] as const;
     for (const [name, { bookmarks }, session] of refused) {
-      await assert.rejects(bookmarks.saveUnlessStale(row(10, t + 1, 2), session), refusal, `${name} save`);
-      await assert.rejects(bookmarks.find({ userHash, contentId: 10 }, session), refusal, `${name} read`);
+      await assert.rejects(
+        bookmarks.saveUnlessStale(row(10, t + 1, 2), session),
+        isTokenRefusal,
+        `${name} save`,
+      );
+      await assert.rejects(
+        bookmarks.find({ userHash, contentId: 10 }, session),
+        isTokenRefusal,
+        `${name} read`,
+      );
     }
     assert.equal(
       (await live.bookmarks.find({ userHash, contentId: 10 }))?.offset_seconds,
@@ -108,7 +111,7 @@ describe('client-api hot-path repositories: answers, and the device session they
     assert.deepEqual(await ids('hp-empty', open), []);
     assert.equal(await ids('no-such-account', open), undefined);
     for (const session of [closed, { sessionId: 'no-such-session' }]) {
-      await assert.rejects(devices.list('hp-1', session), refusal, session.sessionId);
+      await assert.rejects(devices.list('hp-1', session), isTokenRefusal, session.sessionId);
     }
   });
 

@@ -3,9 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import { createSessionGate, TOUCH_RESOLUTION_MS } from '../../src/client-api/auth/session-gate.ts';
 import { createBookmarkRepository } from '../../src/client-api/bookmarks/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
-import { ProblemError } from '../../src/core/errors.ts';
 import { testDatabase } from '../helpers/harness.ts';
-import { type AccountsFixture, accountsFixture, type SignedIn } from './accounts-fixtures.ts';
+import {
+  type AccountsFixture,
+  accountsFixture,
+  bookmarkRow,
+  isTokenRefusal,
+  type SignedIn,
+} from './accounts-fixtures.ts';
 
 /**
  * A device's save of a session this process saw in use within the minute: on PostgreSQL its statement
@@ -26,19 +31,8 @@ describe('client-api: the save of a session in recent use', () => {
     const gate = createSessionGate(sessions, idleSeconds, () => clock.now);
     return { clock, gate, sessions, bookmarks: createBookmarkRepository(f.core.database, gate) };
   };
-  const row = (contentId: number, positionAt: number, offset: number) => ({
-    user_hash: userHash,
-    content_id: contentId,
-    account_number: 'rs-1',
-    version: null,
-    offset_seconds: offset,
-    position_at: positionAt,
-    device_id: 'tv-a',
-    device_class: 'smarttv',
-    updated_at: positionAt,
-  });
-  const refusal = (error: unknown) =>
-    error instanceof ProblemError && error.status === 401 && error.type === 'TOKEN_INVALID';
+  const row = (contentId: number, positionAt: number, offset: number) =>
+    bookmarkRow({ userHash, accountNumber: 'rs-1', version: null }, contentId, positionAt, offset);
   /** The session's last use as stored, read afresh. */
   const lastUse = async (id: string) =>
     (await createSessionRepository(f.core.database).state(id, true))?.last_used_at;
@@ -71,7 +65,10 @@ describe('client-api: the save of a session in recent use', () => {
     assert.equal(gate.bound(tv).recent, true, 'a minute after its last use');
     clock.now += 1;
     assert.equal(gate.bound(tv).recent, false, 'past the minute');
-    await assert.rejects(gate.accept(tv, { closed_at: start, last_used_at: start }, clock.now), refusal);
+    await assert.rejects(
+      gate.accept(tv, { closed_at: start, last_used_at: start }, clock.now),
+      isTokenRefusal,
+    );
     assert.equal(gate.bound(tv).recent, false, 'a refused state is not a use');
   });
 
@@ -100,7 +97,7 @@ describe('client-api: the save of a session in recent use', () => {
     // Idle (30 s) but still within the minute in which no use is due: the statement's condition refuses it.
     idle.clock.now = ((await lastUse(tv.sessionId)) ?? t) + IDLE_SECONDS * 1000 + 1_000;
     assert.equal(idle.gate.bound(tv).recent, true);
-    await assert.rejects(idle.bookmarks.saveUnlessStale(row(2, t + 1, 21), tv), refusal, 'idle');
+    await assert.rejects(idle.bookmarks.saveUnlessStale(row(2, t + 1, 21), tv), isTokenRefusal, 'idle');
 
     const other = await f.signIn('rs-1@example.test', 'tv-b');
     const live = withClock(t);
@@ -108,8 +105,12 @@ describe('client-api: the save of a session in recent use', () => {
     assert.equal(live.gate.bound(other).recent, true);
     const closed = await f.call('DELETE', '/accounts/rs-1/devices/tv-b/sessions', { key: f.operatorKey });
     assert.equal(closed.statusCode, 204, closed.body);
-    await assert.rejects(live.bookmarks.saveUnlessStale(row(3, t + 1, 31), other), refusal, 'closed');
-    await assert.rejects(live.bookmarks.saveUnlessStale(row(3, t - 1, 32), other), refusal, 'closed, stale');
+    await assert.rejects(live.bookmarks.saveUnlessStale(row(3, t + 1, 31), other), isTokenRefusal, 'closed');
+    await assert.rejects(
+      live.bookmarks.saveUnlessStale(row(3, t - 1, 32), other),
+      isTokenRefusal,
+      'closed, stale',
+    );
     const stored = await live.bookmarks.find({ userHash, contentId: 2 });
     assert.equal(stored?.offset_seconds, 20, 'the idle save wrote nothing');
     assert.equal(

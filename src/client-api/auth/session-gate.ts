@@ -34,9 +34,11 @@ const RECENT_USES = 100_000;
  * The last use this process saw of each session (read, or recorded by it), kept for at least
  * TOUCH_RESOLUTION_MS: two maps, the older dropped as a whole every TOUCH_RESOLUTION_MS (no per-entry
  * bookkeeping on the hot path). It only ever decides whether to read a state back, never whether to accept
- * a session: a session closed elsewhere is refused by the write's own condition.
+ * a session: a session closed elsewhere is refused by the write's own condition. Nothing is kept until a
+ * caller first asks (`recent`): where no statement checks the session itself (SQLite), none ever does.
  */
 function recentUses(clock: () => number) {
+  let asked = false;
   let current = new Map<string, number>();
   let previous = new Map<string, number>();
   let rotatedAt = clock();
@@ -48,10 +50,12 @@ function recentUses(clock: () => number) {
   };
   return {
     saw(id: string, lastUsedAt: number, now: number) {
+      if (!asked) return;
       rotate(now);
       if (current.size < RECENT_USES || current.has(id)) current.set(id, lastUsedAt);
     },
     recent(id: string, now: number): boolean {
+      asked = true;
       rotate(now);
       const lastUsedAt = current.get(id) ?? previous.get(id);
       return lastUsedAt !== undefined && now - lastUsedAt <= TOUCH_RESOLUTION_MS;

@@ -67,6 +67,20 @@ describe('service logs on stdout (written once per event-loop turn)', () => {
     );
   });
 
+  it('lines of the turn that calls process.exit are written, without a fatal line to flush them', async () => {
+    const run = runLogging(`for (let n = 0; n < 3; n++) logger.info({ n }, 'last turn');\nprocess.exit(4);`);
+    assert.equal(await run.exited, 4);
+    await until(() => run.lines.length === 3, 2_000);
+    assert.deepEqual(
+      run.lines.map((line) => [line.msg, line.n]),
+      [
+        ['last turn', 0],
+        ['last turn', 1],
+        ['last turn', 2],
+      ],
+    );
+  });
+
   it('many lines in one turn all arrive, in order', async () => {
     const run = runLogging(`for (let n = 0; n < 2000; n++) logger.info({ n }, 'bulk');`);
     assert.equal(await run.exited, 0);

@@ -11,7 +11,7 @@ import type { AssistantPrincipal, DelegatedTokens } from './delegated-tokens.ts'
 import type { DevicePrincipal, Principal } from './principal.ts';
 import type { SessionGate } from './session-gate.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
+import { type AccessClaims, bearer, bearerAsSent, verifyAccessToken } from './tokens.ts';
 
 /** A hook usable as onRequest or preHandler: request params are known at both. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -156,7 +156,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
   /** A device token this process already verified and not expired: its principal with no I/O at all. */
   function knownDeviceToken(request: FastifyRequest): DevicePrincipal | undefined {
     if (request.headers['x-api-key'] !== undefined) return undefined;
-    const token = bearer(request.headers.authorization);
+    const token = bearerAsSent(request.headers.authorization);
     const claims = token === undefined ? undefined : rememberedClaims(token);
     if (!claims || claims.exp * 1000 <= Date.now()) return undefined;
     return devicePrincipal(claims);

@@ -86,6 +86,15 @@ export function newSessionId(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/**
+ * What follows `Bearer ` in an Authorization header, unchecked: only to look it up among the tokens
+ * already verified (none holds whitespace, so a hit is a well-formed credential); a miss goes through
+ * `bearer`. Spares the common request a scan of its ~600 characters.
+ */
+export function bearerAsSent(header: string | undefined): string | undefined {
+  return header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+}
+
 /** The bearer credential of an Authorization header, or undefined. */
 export function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined;

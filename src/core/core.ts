@@ -89,8 +89,10 @@ function turnBatchedStdout() {
   return stdout;
 }
 
+const BATCH_CHARS = 16 * 1024;
+
 function batchedDestination() {
-  const destination = pino.destination({ fd: 1, sync: true, minLength: 16 * 1024 - 1 });
+  const destination = pino.destination({ fd: 1, sync: true, minLength: BATCH_CHARS - 1 });
   const write = destination.write.bind(destination);
   const flush = destination.flush.bind(destination);
   const flushSync = destination.flushSync.bind(destination);
@@ -108,6 +110,8 @@ function batchedDestination() {
   destination.write = (line: string) => {
     if (pending === '') setImmediate(endTurn);
     pending += line;
+    // A turn that logs a great deal is written as it goes, 16 KiB at a time, not held whole.
+    if (pending.length >= BATCH_CHARS) handOver();
     return true;
   };
   destination.flush = (callback?: (error?: Error) => void) => {

@@ -79,9 +79,9 @@ const redactedPaths = [
  * gathered and handed to the destination as one string in the check phase, written in one call, so a
  * line is out before the process waits for anything again. Asynchronous writes (sonic-boom's default)
  * went through libuv's thread pool, and each completion woke the event loop for one more short turn.
- * Handed over line by line, sonic-boom measured its whole growing buffer again at every line (1–3 µs a
- * line at 5–50 lines a turn, against 0.4–0.6 µs once a turn). What a turn left is written at exit.
- * One per process, shared by every logger on stdout.
+ * Handed over line by line, sonic-boom measures its whole buffered string again at every line, a cost
+ * that grows with the lines of a turn (docs/decisions-performance.md). What a turn left is written at
+ * exit. One per process, shared by every logger on stdout.
  */
 let stdout: ReturnType<typeof pino.destination> | undefined;
 function turnBatchedStdout() {

@@ -50,14 +50,21 @@ describe('service logs on stdout (written once per event-loop turn)', () => {
     }
   });
 
+  /** Runs `body`, which ends in process.exit(code): the [msg, n] of the lines it wrote, once `count` arrived. */
+  async function linesBeforeExit(body: string, code: number, count: number) {
+    const run = runLogging(`${body}\nprocess.exit(${code});`);
+    assert.equal(await run.exited, code);
+    await until(() => run.lines.length === count, 2_000);
+    return run.lines.map((line) => [line.msg, line.n]);
+  }
+
   it('lines logged just before process.exit are not lost', async () => {
-    const run = runLogging(
-      `for (let n = 0; n < 3; n++) logger.info({ n }, 'before exit');\nlogger.fatal('stopping');\nprocess.exit(3);`,
-    );
-    assert.equal(await run.exited, 3);
-    await until(() => run.lines.length === 4, 2_000);
     assert.deepEqual(
-      run.lines.map((line) => [line.msg, line.n]),
+      await linesBeforeExit(
+        `for (let n = 0; n < 3; n++) logger.info({ n }, 'before exit');\nlogger.fatal('stopping');`,
+        3,
+        4,
+      ),
       [
         ['before exit', 0],
         ['before exit', 1],
@@ -68,11 +75,8 @@ describe('service logs on stdout (written once per event-loop turn)', () => {
   });
 
   it('lines of the turn that calls process.exit are written, without a fatal line to flush them', async () => {
-    const run = runLogging(`for (let n = 0; n < 3; n++) logger.info({ n }, 'last turn');\nprocess.exit(4);`);
-    assert.equal(await run.exited, 4);
-    await until(() => run.lines.length === 3, 2_000);
     assert.deepEqual(
-      run.lines.map((line) => [line.msg, line.n]),
+      await linesBeforeExit(`for (let n = 0; n < 3; n++) logger.info({ n }, 'last turn');`, 4, 3),
       [
         ['last turn', 0],
         ['last turn', 1],

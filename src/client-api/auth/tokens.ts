@@ -98,11 +98,9 @@ export function bearerAsSent(header: string | undefined): string | undefined {
 /** The bearer credential of an Authorization header, or undefined. */
 export function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined;
-  // The common form, `Bearer <token>`, without a regular expression (every request goes through here).
-  if (header.length > 7 && header.startsWith('Bearer ')) {
-    const token = header.slice(7);
-    if (!/\s/.test(token)) return token;
-  }
+  // The common form, `Bearer <token>`, without a regular expression for the prefix.
+  const token = bearerAsSent(header);
+  if (token && !/\s/.test(token)) return token;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }

@@ -57,6 +57,28 @@ export interface GuardDependencies {
 /** Most verified tokens remembered per process (about 1 KiB each). */
 const VERIFIED_CACHE_SIZE = 10_000;
 
+/** A verified device token, as the requests that bring it need it. */
+interface VerifiedToken {
+  token: string;
+  expiresAt: number;
+  principal: DevicePrincipal;
+  limitKey: string;
+}
+
+const devicePrincipal = (claims: AccessClaims): DevicePrincipal => ({
+  kind: 'device',
+  accountNumber: claims.acc,
+  platformUserId: claims.sub,
+  userHash: claims.uh,
+  deviceId: claims.did,
+  deviceClass: claims.dcl,
+  sessionId: claims.sid,
+  qspVersion: claims.qsp,
+});
+
+/** A device's requests are counted per account and device, across its sessions. */
+const deviceLimitKey = (principal: DevicePrincipal) => `${principal.accountNumber}\n${principal.deviceId}`;
+
 const noCredentials = () =>
   bearerRefusals.CREDENTIALS_MISSING(
     'A device access token (Authorization: Bearer) or an operator key (X-API-Key) is required.',
@@ -73,24 +95,27 @@ export function createGuards(dependencies: GuardDependencies): Guards {
 
   // Verified signatures, by token: a token never changes, so its ES256 check is done once per process;
   // its expiry is checked on every request. Keyed by the token's last 32 characters (its signature), not
-  // the whole ~600-character token; a hit counts only if the whole token is the one verified.
-  const verified = new LRUCache<string, { token: string; claims: AccessClaims & { exp: number } }>({
-    max: VERIFIED_CACHE_SIZE,
-  });
+  // the whole ~600-character token; a hit counts only if the whole token is the one verified. The entry
+  // keeps what every request of the token needs, made once: its principal (frozen: shared by its requests)
+  // and its key in the request limiter (a string made once hashes once).
+  const verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_CACHE_SIZE });
   const cacheKey = (token: string) => token.slice(-32);
 
-  /** The claims of a device token this process already verified (expired or not), else undefined. */
-  const rememberedClaims = (token: string) => {
+  /** A device token this process already verified (expired or not), else undefined. */
+  const remembered = (token: string) => {
     const hit = verified.get(cacheKey(token));
-    return hit?.token === token ? hit.claims : undefined;
+    return hit?.token === token ? hit : undefined;
   };
 
-  async function claimsOf(token: string, now: number): Promise<AccessClaims | undefined> {
-    const remembered = rememberedClaims(token);
-    if (remembered) return remembered.exp * 1000 > now ? remembered : undefined;
+  async function verifiedDevice(token: string, now: number): Promise<VerifiedToken | undefined> {
+    const known = remembered(token);
+    if (known) return known.expiresAt > now ? known : undefined;
     const claims = await verifyAccessToken(keys, token);
-    if (claims) verified.set(cacheKey(token), { token, claims });
-    return claims;
+    if (!claims) return undefined;
+    const principal = Object.freeze(devicePrincipal(claims));
+    const entry = { token, expiresAt: claims.exp * 1000, principal, limitKey: deviceLimitKey(principal) };
+    verified.set(cacheKey(token), entry);
+    return entry;
   }
 
   /**
@@ -112,23 +137,9 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     return principal;
   }
 
-  const devicePrincipal = (claims: AccessClaims): DevicePrincipal => ({
-    kind: 'device',
-    accountNumber: claims.acc,
-    platformUserId: claims.sub,
-    userHash: claims.uh,
-    deviceId: claims.did,
-    deviceClass: claims.dcl,
-    sessionId: claims.sid,
-    qspVersion: claims.qsp,
-  });
-
-  const accept = (request: FastifyRequest, principal: Principal) => {
+  const accept = (request: FastifyRequest, principal: Principal, limitKey: string | undefined) => {
     request.principal = principal;
-    if (principal.kind === 'device') deviceLimit?.hit(`${principal.accountNumber}\n${principal.deviceId}`);
-    else if (principal.kind === 'assistant') {
-      deviceLimit?.hit(`${principal.accountNumber}\nassistant:${principal.assistantId}`);
-    }
+    if (limitKey !== undefined) deviceLimit?.hit(limitKey);
   };
 
   /** Sets the request's principal; a device token's session checked now unless `sessionInStatement`. */
@@ -138,28 +149,27 @@ export function createGuards(dependencies: GuardDependencies): Guards {
       if (key?.keyClass !== 'backoffice') {
         throw authErrors.ACCESS_DENIED('Only operator (backoffice) keys may call client API operations.');
       }
-      return accept(request, { kind: 'operator', keyId: key.id });
+      return accept(request, { kind: 'operator', keyId: key.id }, undefined);
     }
     const token = bearer(request.headers.authorization);
     if (!token) throw noCredentials();
     // A device token is the common case: the assistant's issuer is looked for only in what is not one.
-    if (!rememberedClaims(token) && delegated.isAssistants(token)) {
-      return accept(request, await fromDelegatedToken(request, token));
+    if (!remembered(token) && delegated.isAssistants(token)) {
+      const principal = await fromDelegatedToken(request, token);
+      return accept(request, principal, `${principal.accountNumber}\nassistant:${principal.assistantId}`);
     }
-    const claims = await claimsOf(token, Date.now());
-    if (!claims) throw bearerRefusals.TOKEN_INVALID();
-    const principal = devicePrincipal(claims);
-    if (!sessionInStatement) await gate.check(principal);
-    accept(request, principal);
+    const device = await verifiedDevice(token, Date.now());
+    if (!device) throw bearerRefusals.TOKEN_INVALID();
+    if (!sessionInStatement) await gate.check(device.principal);
+    accept(request, device.principal, device.limitKey);
   }
 
   /** A device token this process already verified and not expired: its principal with no I/O at all. */
-  function knownDeviceToken(request: FastifyRequest): DevicePrincipal | undefined {
+  function knownDeviceToken(request: FastifyRequest): VerifiedToken | undefined {
     if (request.headers['x-api-key'] !== undefined) return undefined;
     const token = bearerAsSent(request.headers.authorization);
-    const claims = token === undefined ? undefined : rememberedClaims(token);
-    if (!claims || claims.exp * 1000 <= Date.now()) return undefined;
-    return devicePrincipal(claims);
+    const known = token === undefined ? undefined : remembered(token);
+    return known !== undefined && known.expiresAt > Date.now() ? known : undefined;
   }
 
   const principalOf = (request: FastifyRequest): Principal => {
@@ -198,7 +208,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
         authenticate(request, true).then(() => done(), done);
         return;
       }
-      accept(request, known);
+      accept(request, known.principal, known.limitKey);
       done();
     },
 

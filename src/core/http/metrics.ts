@@ -23,7 +23,7 @@ interface Series {
 /**
  * The request-duration histogram, by route template, method and status. prom-client's Histogram hashes
  * the label object (and validates it) on every observe, ~3 µs per request under load in the benchmark;
- * here a series is found by one string key and an observation is two additions. It answers prom-client's
+ * here a series is found with no string built and an observation is two additions. It answers prom-client's
  * metric interface (get, getForPromString, reset), so the registry renders it as it renders its own
  * histograms, default labels included.
  */
@@ -32,20 +32,31 @@ class DurationHistogram {
   readonly help = 'Duration of HTTP requests by route template, method and status.';
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly series = new Map<string, Series>();
+  /** By route, method and status: three lookups of strings made once (the route's, the parser's method) and a number. */
+  private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
+  private readonly series: Series[] = [];
 
   observe(route: string, method: string, statusCode: number, seconds: number): void {
-    const key = `${statusCode} ${method} ${route}`;
-    let series = this.series.get(key);
+    let byMethod = this.byRoute.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.byRoute.set(route, byMethod);
+    }
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byMethod.set(method, byStatus);
+    }
+    let series = byStatus.get(statusCode);
     if (series === undefined) {
-      const labels = { route, method, status_code: String(statusCode) };
       series = {
-        labels,
+        labels: { route, method, status_code: String(statusCode) },
         counts: new Array(DURATION_BUCKETS.length + 1).fill(0),
         sum: 0,
         count: 0,
       };
-      this.series.set(key, series);
+      byStatus.set(statusCode, series);
+      this.series.push(series);
     }
     let bucket = 0;
     while (
@@ -61,7 +72,7 @@ class DurationHistogram {
   /** As prom-client's histograms answer it for the text format: the series' labels shared by its lines. */
   getForPromString() {
     const name = this.name;
-    const values = [...this.series.values()].flatMap((series) => {
+    const values = this.series.flatMap((series) => {
       let cumulative = 0;
       const buckets = DURATION_BUCKETS.map((le, index) => {
         cumulative += series.counts[index] ?? 0;
@@ -100,7 +111,8 @@ class DurationHistogram {
   }
 
   reset(): void {
-    this.series.clear();
+    this.byRoute.clear();
+    this.series.length = 0;
   }
 }
 

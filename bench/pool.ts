@@ -1,0 +1,99 @@
+/**
+ * `node --import tsx bench/pool.ts RUN.json… [-- RUN.json…]`: the rounds of several bench runs pooled per
+ * path, each path's median ratio to bare over every round with a 90% bootstrap interval. With `--`, the
+ * runs after it are a second build (before/after), and the difference of the two medians gets its
+ * interval too. On a noisy machine one run's median says little (a read's round ran 0.54–1.35× within one
+ * build): alternate runs of the two builds and pool them here.
+ */
+import { readFileSync } from 'node:fs';
+import type { PathResult } from './report.ts';
+
+interface BenchJson {
+  stores: Array<{ database: string; http?: { results: PathResult[] } }>;
+}
+
+/** Every round's ratio to bare, by store and path, over the runs given. */
+export function pooledRatios(runs: BenchJson[]): Map<string, number[]> {
+  const pooled = new Map<string, number[]>();
+  for (const run of runs)
+    for (const store of run.stores)
+      for (const result of store.http?.results ?? []) {
+        if (!result.roundsRatioToBare) continue;
+        const key = `${store.database}: ${result.name}`;
+        pooled.set(key, [...(pooled.get(key) ?? []), ...result.roundsRatioToBare]);
+      }
+  return pooled;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** A seeded generator (mulberry32), so that the same runs always print the same intervals. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The 5th and 95th percentiles of `statistic` over `draws` resamplings (rounds drawn with replacement) of
+ * each sample: a 90% interval that assumes nothing of the rounds' distribution.
+ */
+export function bootstrap(
+  samples: ReadonlyArray<readonly number[]>,
+  statistic: (resampled: number[][]) => number,
+  draws = 5000,
+): [number, number] {
+  const next = random(28);
+  const values: number[] = [];
+  for (let draw = 0; draw < draws; draw++) {
+    values.push(
+      statistic(samples.map((sample) => sample.map(() => sample[Math.floor(next() * sample.length)] ?? 0))),
+    );
+  }
+  values.sort((a, b) => a - b);
+  return [values[Math.floor(draws * 0.05)] ?? Number.NaN, values[Math.floor(draws * 0.95)] ?? Number.NaN];
+}
+
+const interval = ([low, high]: [number, number]) => `90% ${low.toFixed(3)}–${high.toFixed(3)}`;
+
+function report(first: Map<string, number[]>, second: Map<string, number[]> | undefined): string[] {
+  const lines: string[] = [];
+  for (const [path, before] of first) {
+    const line = `${path}: ${median(before).toFixed(3)}× (n ${before.length}, ${interval(bootstrap([before], ([a]) => median(a ?? [])))})`;
+    const after = second?.get(path);
+    if (!after) {
+      lines.push(line);
+      continue;
+    }
+    const difference = bootstrap([before, after], ([a, b]) => median(b ?? []) - median(a ?? []));
+    lines.push(
+      `${line} → ${median(after).toFixed(3)}× (n ${after.length}, ${interval(bootstrap([after], ([a]) => median(a ?? [])))}); difference ${(median(after) - median(before)).toFixed(3)} (${interval(difference)})`,
+    );
+  }
+  return lines;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const split = args.indexOf('--');
+  const load = (files: string[]) =>
+    pooledRatios(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchJson));
+  const firstFiles = split === -1 ? args : args.slice(0, split);
+  if (firstFiles.length === 0) {
+    process.stderr.write('usage: node --import tsx bench/pool.ts RUN.json… [-- RUN.json…]\n');
+    process.exit(2);
+  }
+  const second = split === -1 ? undefined : load(args.slice(split + 1));
+  process.stdout.write(`${report(load(firstFiles), second).join('\n')}\n`);
+}

@@ -6,6 +6,7 @@
  * build): alternate runs of the two builds and pool them here.
  */
 import { readFileSync } from 'node:fs';
+import { seededRandom } from './dataset.ts';
 import type { PathResult } from './report.ts';
 
 interface BenchJson {
@@ -33,18 +34,6 @@ export function median(values: readonly number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-/** A seeded generator (mulberry32), so that the same runs always print the same intervals. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The 5th and 95th percentiles of `statistic` over `draws` resamplings (rounds drawn with replacement) of
  * each sample: a 90% interval that assumes nothing of the rounds' distribution.
@@ -54,7 +43,8 @@ export function bootstrap(
   statistic: (resampled: number[][]) => number,
   draws = 5000,
 ): [number, number] {
-  const next = random(28);
+  // Seeded: the same runs always print the same intervals.
+  const next = seededRandom(28);
   const values: number[] = [];
   for (let draw = 0; draw < draws; draw++) {
     values.push(

@@ -57,21 +57,18 @@ export function bootstrap(
 
 const interval = ([low, high]: [number, number]) => `90% ${low.toFixed(3)}–${high.toFixed(3)}`;
 
+/** `0.847× (n 55, 90% 0.802–0.885)`: a sample's median ratio and its interval. */
+const described = (sample: readonly number[]) =>
+  `${median(sample).toFixed(3)}× (n ${sample.length}, ${interval(bootstrap([sample], ([a]) => median(a ?? [])))})`;
+
 function report(first: Map<string, number[]>, second: Map<string, number[]> | undefined): string[] {
-  const lines: string[] = [];
-  for (const [path, before] of first) {
-    const line = `${path}: ${median(before).toFixed(3)}× (n ${before.length}, ${interval(bootstrap([before], ([a]) => median(a ?? [])))})`;
+  return [...first].map(([path, before]) => {
     const after = second?.get(path);
-    if (!after) {
-      lines.push(line);
-      continue;
-    }
+    if (!after) return `${path}: ${described(before)}`;
+    const change = median(after) - median(before);
     const difference = bootstrap([before, after], ([a, b]) => median(b ?? []) - median(a ?? []));
-    lines.push(
-      `${line} → ${median(after).toFixed(3)}× (n ${after.length}, ${interval(bootstrap([after], ([a]) => median(a ?? [])))}); difference ${(median(after) - median(before)).toFixed(3)} (${interval(difference)})`,
-    );
-  }
-  return lines;
+    return `${path}: ${described(before)} → ${described(after)}; difference ${change.toFixed(3)} (${interval(difference)})`;
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

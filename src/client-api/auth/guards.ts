@@ -76,8 +76,11 @@ const devicePrincipal = (claims: AccessClaims): DevicePrincipal => ({
   qspVersion: claims.qsp,
 });
 
-/** A device's requests are counted per account and device, across its sessions. */
-const deviceLimitKey = (principal: DevicePrincipal) => `${principal.accountNumber}\n${principal.deviceId}`;
+/** Whose requests the limiter counts together: a device's across its sessions, the assistant's per account. */
+const limitKeyOf = (principal: DevicePrincipal | AssistantPrincipal) =>
+  principal.kind === 'device'
+    ? `${principal.accountNumber}\n${principal.deviceId}`
+    : `${principal.accountNumber}\nassistant:${principal.assistantId}`;
 
 const noCredentials = () =>
   bearerRefusals.CREDENTIALS_MISSING(
@@ -113,7 +116,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     const claims = await verifyAccessToken(keys, token);
     if (!claims) return undefined;
     const principal = Object.freeze(devicePrincipal(claims));
-    const entry = { token, expiresAt: claims.exp * 1000, principal, limitKey: deviceLimitKey(principal) };
+    const entry = { token, expiresAt: claims.exp * 1000, principal, limitKey: limitKeyOf(principal) };
     verified.set(cacheKey(token), entry);
     return entry;
   }
@@ -156,7 +159,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     // A device token is the common case: the assistant's issuer is looked for only in what is not one.
     if (!remembered(token) && delegated.isAssistants(token)) {
       const principal = await fromDelegatedToken(request, token);
-      return accept(request, principal, `${principal.accountNumber}\nassistant:${principal.assistantId}`);
+      return accept(request, principal, limitKeyOf(principal));
     }
     const device = await verifiedDevice(token, Date.now());
     if (!device) throw bearerRefusals.TOKEN_INVALID();
@@ -164,7 +167,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     accept(request, device.principal, device.limitKey);
   }
 
-  /** A device token this process already verified and not expired: its principal with no I/O at all. */
+  /** A device token this process already verified and not expired, with its principal: no I/O at all. */
   function knownDeviceToken(request: FastifyRequest): VerifiedToken | undefined {
     if (request.headers['x-api-key'] !== undefined) return undefined;
     const token = bearerAsSent(request.headers.authorization);

@@ -32,7 +32,10 @@ class DurationHistogram {
   readonly help = 'Duration of HTTP requests by route template, method and status.';
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  /** By route, method and status: three lookups of strings made once (the route's, the parser's method) and a number. */
+  /**
+   * By route, method and status: three lookups, of strings made once (the route's template, the parser's
+   * method) and of a number.
+   */
   private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
   private readonly series: Series[] = [];
 

@@ -21,7 +21,9 @@ export function pooledRatios(runs: BenchJson[]): Map<string, number[]> {
       for (const result of store.http?.results ?? []) {
         if (!result.roundsRatioToBare) continue;
         const key = `${store.database}: ${result.name}`;
-        pooled.set(key, [...(pooled.get(key) ?? []), ...result.roundsRatioToBare]);
+        const rounds = pooled.get(key) ?? [];
+        rounds.push(...result.roundsRatioToBare);
+        pooled.set(key, rounds);
       }
   return pooled;
 }
@@ -40,17 +42,14 @@ export function median(values: readonly number[]): number {
  */
 export function bootstrap(
   samples: ReadonlyArray<readonly number[]>,
-  statistic: (resampled: number[][]) => number,
+  statistic: (...resampled: number[][]) => number,
   draws = 5000,
 ): [number, number] {
   // Seeded: the same runs always print the same intervals.
   const next = seededRandom(28);
-  const values: number[] = [];
-  for (let draw = 0; draw < draws; draw++) {
-    values.push(
-      statistic(samples.map((sample) => sample.map(() => sample[Math.floor(next() * sample.length)] ?? 0))),
-    );
-  }
+  const resample = (sample: readonly number[]) =>
+    sample.map(() => sample[Math.floor(next() * sample.length)] ?? 0);
+  const values = Array.from({ length: draws }, () => statistic(...samples.map(resample)));
   values.sort((a, b) => a - b);
   return [values[Math.floor(draws * 0.05)] ?? Number.NaN, values[Math.floor(draws * 0.95)] ?? Number.NaN];
 }
@@ -59,14 +58,14 @@ const interval = ([low, high]: [number, number]) => `90% ${low.toFixed(3)}–${h
 
 /** `0.847× (n 55, 90% 0.802–0.885)`: a sample's median ratio and its interval. */
 const described = (sample: readonly number[]) =>
-  `${median(sample).toFixed(3)}× (n ${sample.length}, ${interval(bootstrap([sample], ([a]) => median(a ?? [])))})`;
+  `${median(sample).toFixed(3)}× (n ${sample.length}, ${interval(bootstrap([sample], median))})`;
 
 function report(first: Map<string, number[]>, second: Map<string, number[]> | undefined): string[] {
   return [...first].map(([path, before]) => {
     const after = second?.get(path);
     if (!after) return `${path}: ${described(before)}`;
     const change = median(after) - median(before);
-    const difference = bootstrap([before, after], ([a, b]) => median(b ?? []) - median(a ?? []));
+    const difference = bootstrap([before, after], (a, b) => median(b) - median(a));
     return `${path}: ${described(before)} → ${described(after)}; difference ${change.toFixed(3)} (${interval(difference)})`;
   });
 }
@@ -74,13 +73,20 @@ function report(first: Map<string, number[]>, second: Map<string, number[]> | un
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const split = args.indexOf('--');
-  const load = (files: string[]) =>
-    pooledRatios(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchJson));
-  const firstFiles = split === -1 ? args : args.slice(0, split);
-  if (firstFiles.length === 0) {
-    process.stderr.write('usage: node --import tsx bench/pool.ts RUN.json… [-- RUN.json…]\n');
+  const fail = (message: string): never => {
+    process.stderr.write(`${message}\n`);
     process.exit(2);
-  }
+  };
+  const read = (file: string) => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as BenchJson;
+    } catch (error) {
+      return fail(`bench/pool.ts: ${file} is not a bench run's JSON (${(error as Error).message})`);
+    }
+  };
+  const load = (files: string[]) => pooledRatios(files.map(read));
+  const firstFiles = split === -1 ? args : args.slice(0, split);
+  if (firstFiles.length === 0) fail('usage: node --import tsx bench/pool.ts RUN.json… [-- RUN.json…]');
   const second = split === -1 ? undefined : load(args.slice(split + 1));
   process.stdout.write(`${report(load(firstFiles), second).join('\n')}\n`);
 }

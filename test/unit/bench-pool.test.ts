@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { bootstrap, median, pooledRatios } from '../../bench/pool.ts';
 import type { PathResult } from '../../bench/report.ts';
@@ -30,19 +31,30 @@ describe('pooling bench runs (bench/pool.ts)', () => {
 
   it('gives an interval that holds the statistic, collapses on identical rounds and finds a shift', () => {
     const noisy = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 0.82, 0.88, 0.78];
-    const [low, high] = bootstrap([noisy], ([sample]) => median(sample ?? []));
+    const [low, high] = bootstrap([noisy], median);
     assert.ok(low <= median(noisy) && median(noisy) <= high && low < high, `${low}–${high}`);
-    assert.deepEqual(
-      bootstrap([[0.85, 0.85, 0.85]], ([sample]) => median(sample ?? [])),
-      [0.85, 0.85],
-    );
+    assert.deepEqual(bootstrap([[0.85, 0.85, 0.85]], median), [0.85, 0.85]);
     const shifted = noisy.map((ratio) => ratio + 0.1);
-    const [from, to] = bootstrap([noisy, shifted], ([a, b]) => median(b ?? []) - median(a ?? []));
+    const [from, to] = bootstrap([noisy, shifted], (a, b) => median(b) - median(a));
     assert.ok(from < 0.1 && 0.1 < to, `${from}–${to}`);
     // The same samples always give the same interval (seeded draws).
-    assert.deepEqual(
-      bootstrap([noisy], ([sample]) => median(sample ?? [])),
-      [low, high],
+    assert.deepEqual(bootstrap([noisy], median), [low, high]);
+  });
+
+  it('refuses, with exit 2 and one line, a file that is not a bench run and a call without files', () => {
+    const pool = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'bench/pool.ts', ...args], {
+        cwd: new URL('../..', import.meta.url).pathname,
+        encoding: 'utf8',
+      });
+    const missing = pool('/nonexistent/run.json');
+    assert.equal(missing.status, 2);
+    assert.match(
+      missing.stderr,
+      /^bench\/pool\.ts: \/nonexistent\/run\.json is not a bench run's JSON \(ENOENT/,
     );
+    const none = pool();
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /^usage: node --import tsx bench\/pool\.ts/);
   });
 });

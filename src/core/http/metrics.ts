@@ -20,6 +20,16 @@ interface Series {
   count: number;
 }
 
+/** The map `outer` holds at `key`, made empty on first use. */
+function inner<K, K2, V>(outer: Map<K, Map<K2, V>>, key: K): Map<K2, V> {
+  let map = outer.get(key);
+  if (map === undefined) {
+    map = new Map();
+    outer.set(key, map);
+  }
+  return map;
+}
+
 /**
  * The request-duration histogram, by route template, method and status. prom-client's Histogram hashes
  * the label object (and validates it) on every observe, ~3 µs per request under load in the benchmark;
@@ -40,16 +50,7 @@ class DurationHistogram {
   private readonly series: Series[] = [];
 
   observe(route: string, method: string, statusCode: number, seconds: number): void {
-    let byMethod = this.byRoute.get(route);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      this.byRoute.set(route, byMethod);
-    }
-    let byStatus = byMethod.get(method);
-    if (byStatus === undefined) {
-      byStatus = new Map();
-      byMethod.set(method, byStatus);
-    }
+    const byStatus = inner(inner(this.byRoute, route), method);
     let series = byStatus.get(statusCode);
     if (series === undefined) {
       series = {

@@ -41,18 +41,24 @@ export async function startServer(options: {
   });
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const name = options.args.join(' ');
+  // The probe's last answer (or why there was none), for the error of a server that never becomes ready.
+  let last = 'no answer yet';
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
     try {
-      const response = await fetch(`${url}${options.readyPath}`);
-      await response.arrayBuffer();
+      const response = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(5000) });
+      last = `${response.status} ${(await response.text()).slice(0, 500)}`;
       if (response.status === 200) break;
-    } catch {
+    } catch (error) {
       // not listening yet
+      last = String((error as Error).cause ?? error);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not become ready: ${stderr}`);
+      throw new Error(
+        `${name} did not become ready on ${url}${options.readyPath} (last: ${last}): ${stderr}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -15,12 +15,6 @@ import {
 
 const basePath = '/api/v1';
 const masterKey = randomBytes(32).toString('hex');
-/**
- * Tokens signed in for one round serve the next rounds while younger than this (well inside the default
- * ACCESS_TOKEN_TTL of 900 s): a round's server is a new process on the same store, so its sessions hold,
- * and the 100 sign-ins (about 10 s of a 20 s round, a slow password hash each) are not paid every round.
- */
-const TOKENS_REUSED_FOR_MS = 5 * 60_000;
 
 /** The environment of both the seeding and the server: same store, same master key. */
 function environment(dir: string, databaseUrl: string, pool: PoolSetting): Record<string, string> {
@@ -91,16 +85,6 @@ export function sintoniaTarget(
 ): Target {
   let userHashes: string[] = [];
   let databaseUrl = '';
-  let signedIn: { dataset: Dataset; tokens: string[]; at: number } | undefined;
-  const tokensFor = async (dataset: Dataset, url: string): Promise<string[]> => {
-    const started = Date.now();
-    if (signedIn?.dataset === dataset && started - signedIn.at < TOKENS_REUSED_FOR_MS) return signedIn.tokens;
-    signedIn = { dataset, tokens: await authenticateAll(dataset, url), at: started };
-    process.stderr.write(
-      `[bench] sintonia: ${dataset.keys.users.length} users authenticated in ${Date.now() - started} ms\n`,
-    );
-    return signedIn.tokens;
-  };
   return {
     name: 'sintonia',
     async seed(dataset, dir) {
@@ -123,7 +107,11 @@ export function sintoniaTarget(
       };
     },
     async paths(dataset, url, count) {
-      const tokens = await tokensFor(dataset, url);
+      const started = Date.now();
+      const tokens = await authenticateAll(dataset, url);
+      process.stderr.write(
+        `[bench] sintonia: ${dataset.keys.users.length} users authenticated in ${Date.now() - started} ms\n`,
+      );
       const auth = (user: number) => `Bearer ${tokens[user] ?? ''}`;
       const hash = (user: number) => userHashes[user] ?? '';
       const read = (format: Format): PathPlan => ({

@@ -51,7 +51,7 @@ export async function startServer(options: {
       last = `${response.status} ${(await response.text()).slice(0, 500)}`;
       if (response.status === 200) break;
     } catch (error) {
-      // not listening yet
+      // not listening yet, or no answer within 5 s
       last = String((error as Error).cause ?? error);
     }
     if (Date.now() > deadline) {

@@ -97,4 +97,29 @@ describe('media types on the real client-api routes', () => {
     assert.equal(response.statusCode, 400);
     assert.match(response.body, /contentId/);
   });
+
+  it('refuses BSON whose lengths point backwards or past the end with 400, and keeps answering', async () => {
+    // A string element whose length is -2 used to send the depth walk back to the same element forever.
+    const bodies = [-2, -16, -1, 0, 0x7fffffff].map((length) => {
+      const body = Buffer.from([0x0a, 0, 0, 0, 0x0f, 0, 0, 0, 0, 0]);
+      body.writeInt32LE(length, 6);
+      return body;
+    });
+    for (const type of [0x02, 0x03, 0x05, 0x0c, 0x0f]) {
+      const body = Buffer.from([0x0e, 0, 0, 0, type, 0x61, 0, 0xf0, 0xff, 0xff, 0xff, 0, 0, 0]);
+      bodies.push(body);
+    }
+    for (const payload of bodies) {
+      const response = await fixture.app.inject({
+        method: 'POST',
+        url: `${BASE}/auth/web/users/authenticate`,
+        headers: { 'content-type': 'application/bson' },
+        payload,
+      });
+      assert.equal(response.statusCode, 400, `${payload.toString('hex')}: ${response.body}`);
+      assert.equal(response.json().errors[0].type, 'MALFORMED_BODY');
+    }
+    const health = await fixture.app.inject({ url: '/healthz' });
+    assert.equal(health.statusCode, 200);
+  });
 });

@@ -53,12 +53,28 @@ const fixedSizes: Record<number, number> = {
 
 /**
  * Walks the element headers without recursion, so a deeply nested body is refused with 400 before the
- * (recursive) bson parser could exhaust the stack.
+ * (recursive) bson parser could exhaust the stack. Every length read from the body is checked before it
+ * moves the offset: not negative, not past the end, so each step advances and the walk always ends.
  */
 export function checkBsonDepth(bytes: Buffer, maxDepth: number): void {
   let offset = 4;
   let depth = 1;
   const end = bytes.length;
+  /**
+   * Reads the int32 length at the offset and answers how many bytes the element's value spans from there.
+   * `prefixIncluded` says whether the length counts its own four bytes (documents, code with scope).
+   */
+  const span = (minimum: number, prefixIncluded: boolean): number => {
+    if (offset + 4 > end) throw malformed('unexpected end of body');
+    const value = bytes.readInt32LE(offset);
+    const total = prefixIncluded ? value : value + 4;
+    if (value < minimum || total > end - offset) throw malformed('a length is out of range');
+    return total;
+  };
+  const skip = (count: number): void => {
+    if (count > end - offset) throw malformed('unexpected end of body');
+    offset += count;
+  };
   while (offset < end) {
     const type = bytes[offset++] as number;
     if (type === 0) {
@@ -72,20 +88,24 @@ export function checkBsonDepth(bytes: Buffer, maxDepth: number): void {
     if (type === 0x03 || type === 0x04) {
       depth++;
       if (depth > maxDepth) throw mediaErrors.BODY_TOO_DEEP();
+      // Its elements are walked next; the length only has to be one a document can have.
+      span(5, true);
       offset += 4;
       continue;
     }
     const fixed = fixedSizes[type];
     if (fixed !== undefined) {
-      offset += fixed;
+      skip(fixed);
     } else if (type === 0x02 || type === 0x0d || type === 0x0e) {
-      offset += 4 + (offset + 4 <= end ? bytes.readInt32LE(offset) : 0);
+      // A string's length counts its closing zero, so it is at least 1.
+      skip(span(1, false));
     } else if (type === 0x05) {
-      offset += 5 + (offset + 4 <= end ? bytes.readInt32LE(offset) : 0);
+      skip(span(0, false) + 1);
     } else if (type === 0x0f) {
-      offset += offset + 4 <= end ? bytes.readInt32LE(offset) : 0;
+      // Code with scope: the total counts its own four bytes, the string and the scope document.
+      skip(span(14, true));
     } else if (type === 0x0c) {
-      offset += 4 + (offset + 4 <= end ? bytes.readInt32LE(offset) : 0) + 12;
+      skip(span(1, false) + 12);
     } else if (type === 0x0b) {
       for (let strings = 0; strings < 2; strings++) {
         const stringEnd = bytes.indexOf(0, offset);
@@ -145,10 +165,8 @@ export function decodeBson(
   try {
     document = deserialize(bytes, { useBigInt64: true, promoteValues: true, bsonRegExp: true });
   } catch (error) {
-    if (error instanceof BSONError || error instanceof RangeError || error instanceof TypeError) {
-      throw malformed(error.message);
-    }
-    throw error;
+    // Whatever the parser throws on these bytes is a fault of the bytes: the body is malformed.
+    throw malformed(error instanceof BSONError ? error.message : 'the document is not valid BSON');
   }
   const concrete = deref(schema, resolve);
   const type = concrete === undefined ? undefined : mainType(nonNullBranch(concrete, resolve));

@@ -88,9 +88,8 @@ export function checkBsonDepth(bytes: Buffer, maxDepth: number): void {
     if (type === 0x03 || type === 0x04) {
       depth++;
       if (depth > maxDepth) throw mediaErrors.BODY_TOO_DEEP();
-      // Its elements are walked next; the length only has to be one a document can have.
-      span(5, true);
-      offset += 4;
+      // Its elements are walked next, so its length moves nothing here (the parser checks it).
+      skip(4);
       continue;
     }
     const fixed = fixedSizes[type];

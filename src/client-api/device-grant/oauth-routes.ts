@@ -6,6 +6,7 @@ import { errorResponses } from '../../core/http/route-errors.ts';
 import { type App, typed } from '../../core/http/service-app.ts';
 import type { ClientApi } from '../composition.ts';
 import { deviceGrantErrors, oauthErrorCode } from './errors.ts';
+import { readForm } from './form-body.ts';
 import { verificationPageRoutes } from './page-routes.ts';
 import {
   AuthorizationServerMetadata,
@@ -30,15 +31,11 @@ function acceptForms(scope: App): void {
     FORM,
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (_request, body, done) => {
-      const form: Record<string, string> = Object.create(null);
-      for (const [name, value] of new URLSearchParams(body as string)) {
-        if (Object.hasOwn(form, name)) {
-          return done(
-            deviceGrantErrors.OAUTH_REQUEST_INVALID(`The parameter ${name} is repeated.`),
-            undefined,
-          );
-        }
-        form[name] = value;
+      let form: Record<string, string>;
+      try {
+        form = readForm(body as string);
+      } catch (error) {
+        return done(error as Error, undefined);
       }
       done(null, form);
     },

@@ -131,7 +131,11 @@ function toJson(value: unknown): unknown {
         for (let index = 0; index < value.length; index++) value[index] = toJson(value[index]);
         return value;
       }
-      if (value instanceof Date) return value.toISOString();
+      if (value instanceof Date) {
+        // A UTC datetime is any int64 of milliseconds; beyond ±8.64e15 a Date is invalid and has no ISO form.
+        if (Number.isNaN(value.getTime())) throw malformed('a date is out of range');
+        return value.toISOString();
+      }
       const bsonType = (value as { _bsontype?: unknown })._bsontype;
       if (bsonType === 'Decimal128') return Number(String(value));
       if (bsonType !== undefined) throw malformed(`the BSON type ${String(bsonType)} is not supported`);

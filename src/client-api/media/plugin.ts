@@ -35,7 +35,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { httpErrors } from '../../core/errors.ts';
+import { httpErrors, ProblemError } from '../../core/errors.ts';
 import { sendProblem } from '../../core/http/error-handler.ts';
 import { unmatchedRoute } from '../../core/http/route-methods.ts';
 import { decodeBson } from './bson-codec.ts';
@@ -68,6 +68,10 @@ const contentTypes: Record<Exclude<MediaType, 'application/json'>, string> = {
 
 type BodyDecoder = (body: Buffer, schema: JsonSchema) => unknown;
 
+function malformedBody(type: string, cause: unknown): Error {
+  return httpErrors.MALFORMED_BODY(`The ${type} body could not be read.`, { cause });
+}
+
 function bodySchema(request: FastifyRequest): JsonSchema | undefined {
   return request.routeOptions.schema?.body as JsonSchema | undefined;
 }
@@ -85,11 +89,16 @@ function installParsers(app: FastifyInstance, options: MediaTypesOptions, resolv
     app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
       const schema = bodySchema(request);
       if (schema === undefined) return done(null, undefined);
+      let value: unknown;
       try {
-        done(null, decode(body as Buffer, schema));
+        value = decode(body as Buffer, schema);
       } catch (error) {
-        done(error as Error, undefined);
+        if (error instanceof ProblemError) return done(error, undefined);
+        // Anything else thrown on these bytes is the body's fault, not a 500; logged, as a decoder gap.
+        request.log.warn({ err: error }, `the ${type} decoder threw on a body`);
+        return done(malformedBody(type, error), undefined);
       }
+      done(null, value);
     });
   }
   // Any other type (or none, with a body): refused where a body is expected, ignored where it is not.

@@ -13,10 +13,17 @@ function malformed(detail: string): Error {
 
 class Reader {
   private offset = 0;
+  /**
+   * Values a body may declare without bytes (`$Z`, `$T`, `$F` containers), all containers together: a
+   * budget per container alone let nested ones multiply it (12 KB declaring 24 million nulls).
+   */
+  private freeValues: number;
   constructor(
     private readonly bytes: Buffer,
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    this.freeValues = bytes.length;
+  }
 
   atEnd(): boolean {
     while (this.offset < this.bytes.length && this.bytes[this.offset] === M.noop) this.offset++;
@@ -203,7 +210,9 @@ class Reader {
       count = this.size();
       // Zero-size elements (Z, T, F) would let a few bytes declare millions of values.
       const zeroSize = type === M.null || type === M.true || type === M.false;
-      if (count > this.bytes.length - (zeroSize ? 0 : this.offset)) throw malformed('count beyond the body');
+      if (zeroSize) this.freeValues -= count;
+      if (count > this.bytes.length - this.offset && !zeroSize) throw malformed('count beyond the body');
+      if (this.freeValues < 0) throw malformed('more values than the body has bytes');
     }
     return { type, count };
   }

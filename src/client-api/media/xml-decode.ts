@@ -48,6 +48,13 @@ function malformed(detail: string): Error {
   return httpErrors.MALFORMED_BODY(`The XML body could not be read: ${detail}.`);
 }
 
+/** Where the section `open` at `start` ends, just past `close`; an unterminated one is malformed. */
+function closing(text: string, start: number, open: string, close: string): number {
+  const at = text.indexOf(close, start + open.length);
+  if (at === -1) throw malformed('an unterminated comment, CDATA section or instruction');
+  return at + close.length;
+}
+
 /** Element nesting, counted without parsing; a leaf inside maxDepth containers is maxDepth + 1 deep. */
 function checkXmlDepth(text: string, maxDepth: number): void {
   let depth = 0;
@@ -56,9 +63,9 @@ function checkXmlDepth(text: string, maxDepth: number): void {
     const next = text.charCodeAt(index + 1);
     let resume = index + 1;
     if (next === 0x2f /* / */) depth--;
-    else if (text.startsWith('<!--', index)) resume = text.indexOf('-->', index) + 3;
-    else if (text.startsWith('<![CDATA[', index)) resume = text.indexOf(']]>', index) + 3;
-    else if (next === 0x3f /* ? */) resume = text.indexOf('?>', index) + 2;
+    else if (text.startsWith('<!--', index)) resume = closing(text, index, '<!--', '-->');
+    else if (text.startsWith('<![CDATA[', index)) resume = closing(text, index, '<![CDATA[', ']]>');
+    else if (next === 0x3f /* ? */) resume = closing(text, index, '<?', '?>');
     else {
       let end = index + 1;
       let quote = 0;
@@ -73,7 +80,6 @@ function checkXmlDepth(text: string, maxDepth: number): void {
       if (text.charCodeAt(end - 1) !== 0x2f) depth++;
       resume = end + 1;
     }
-    if (resume <= index) throw malformed('an unterminated comment, CDATA section or instruction');
     index = text.indexOf('<', resume);
   }
 }
@@ -111,7 +117,8 @@ function children(node: Node): Node[] {
   if (typeof node !== 'object' || Array.isArray(node)) return [];
   const out: Node[] = [];
   for (const key of Object.keys(node)) {
-    if (isElementKey(key)) out.push(...listOf(node[key]));
+    // One push per item: spreading a list of 100 000 siblings into push() overflows the stack.
+    if (isElementKey(key)) for (const item of listOf(node[key])) out.push(item);
   }
   return out;
 }

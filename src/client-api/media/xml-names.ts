@@ -54,7 +54,11 @@ export function encodeName(key: string): string {
 export function decodeName(name: string): string {
   if (name === '_x_') return '';
   if (!name.includes('_x')) return name;
-  return name.replace(ESCAPED, (_match, code: string) => String.fromCodePoint(Number.parseInt(code, 16)));
+  // Six hex digits can name a code point past U+10FFFF, which no encoder writes: kept as it came.
+  return name.replace(ESCAPED, (match, code: string) => {
+    const point = Number.parseInt(code, 16);
+    return point <= 0x10ffff ? String.fromCodePoint(point) : match;
+  });
 }
 
 /** Characters XML 1.0 cannot carry at all; they are replaced by U+FFFD. */

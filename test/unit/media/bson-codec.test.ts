@@ -128,7 +128,8 @@ describe('BSON codec (ASP.NET conventions)', () => {
     const parts: Buffer[] = [];
     for (let level = 0; level < levels; level++) parts.push(Buffer.from([0, 0, 0, 0, 0x03, 0x61, 0]));
     const bomb = Buffer.concat([...parts, Buffer.from([0, 0, 0, 0, 0]), Buffer.alloc(levels, 0)]);
-    bomb.writeInt32LE(bomb.length, 0);
+    // Each document's length right (level k spans all but 8k bytes), so only its depth is wrong.
+    for (let level = 0; level <= levels; level++) bomb.writeInt32LE(bomb.length - 8 * level, 7 * level);
     assert.throws(() => decodeBson(bomb, { type: 'object' }, noRefs, MAX_DEPTH), refusal('BODY_TOO_DEEP'));
   });
 });

@@ -40,3 +40,27 @@ export function isoTime(ms: number): string {
   const seconds = Math.floor(rest / 1000);
   return `${four(year)}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${three(rest - seconds * 1000)}Z`;
 }
+
+/** RFC 3339 `date-time`, as ajv-formats reads it: `T` or a space, any fraction, `Z` or an offset. */
+const RFC_3339 = /^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:[Zz]|[+-](\d\d):?(\d\d))$/;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+/**
+ * The instant of an RFC 3339 date-time that JavaScript holds exactly, in ms (a fraction beyond the
+ * millisecond is cut, as Date does); undefined for anything else: a leap second (Date has none), a day
+ * the month lacks, hour 24, an offset without its minutes, a year Date cannot reach.
+ */
+export function exactTime(text: string): number | undefined {
+  const fields = RFC_3339.exec(text);
+  if (fields === null) return undefined;
+  // Every field but the offset's is there when the pattern matches; an absent offset (Z) is 0.
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] =
+    fields.slice(1).map((field) => Number(field ?? 0));
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1];
+  if (monthDays === undefined || day < 1 || day > monthDays) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
+}

@@ -3,6 +3,7 @@ import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import Value from 'typebox/value';
 import { ProblemError } from '../../core/errors.ts';
+import { nulFailures } from '../../core/http/validation.ts';
 import { directLineErrors } from './errors.ts';
 import { type ActivityInput, activityInput } from './schemas.ts';
 
@@ -66,6 +67,13 @@ function parseActivity(json: string): ActivityInput {
     const first = Value.Errors(activityInput, parsed)[0];
     throw directLineErrors.DIRECTLINE_UPLOAD_INVALID(
       `The \`activity\` part is not a valid activity${first ? `: ${first.instancePath || '/'} ${first.message}` : ''}.`,
+    );
+  }
+  // The family's rule on text (core/http/validation.ts), which this part, read here, does not pass through.
+  const [nul] = nulFailures(parsed, 1);
+  if (nul) {
+    throw directLineErrors.DIRECTLINE_UPLOAD_INVALID(
+      `The \`activity\` part is not a valid activity: ${nul.instancePath || '/'} ${nul.message}.`,
     );
   }
   return parsed;

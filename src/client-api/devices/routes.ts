@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { RouteSchema } from '../../core/http/route-errors.ts';
 import { type App, noContent } from '../../core/http/service-app.ts';
+import { refusesNul } from '../../core/http/validation.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { ClientApi } from '../composition.ts';
 import { operation } from '../openapi.ts';
@@ -242,7 +243,9 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       const failure = request.validationError;
       const body: unknown = request.body;
       const notAString = body !== undefined && body !== null && typeof body !== 'string';
-      if (failure && (failure.validationContext !== 'body' || notAString)) throw failure;
+      // The rule on text (NUL) is not the service's to word: it is refused as every route refuses it.
+      if (failure && (failure.validationContext !== 'body' || notAString || refusesNul(failure)))
+        throw failure;
       return devices.rename(request.params.accountNumber, request.params.mediaPlayerId, request.body);
     },
   );

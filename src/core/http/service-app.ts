@@ -25,7 +25,7 @@ import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocume
 import { accessLineWriter, lazyRequestLogger, logUrl, requestIdSource } from './request-logger.ts';
 import { withErrors } from './route-errors.ts';
 import { recordRouteMethods } from './route-methods.ts';
-import { strictBodyValidators } from './validation.ts';
+import { exactDateTimes, strictBodyValidators } from './validation.ts';
 
 export type { App };
 
@@ -139,7 +139,8 @@ export function serviceOptions(
     // for it: Fastify's own 503 for it is not the family's body, and a proxy could not tell it from an outage.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    // Bodies are validated without type coercion; path, query and headers with it (see strictBodyValidators).
+    // Bodies are validated without type coercion; path, query and headers with it; no part may hold U+0000
+    // (see strictBodyValidators).
     schemaController: { compilersFactory: { buildValidator: strictBodyValidators() as never } },
     ajv: {
       // `xml` is the Swagger 2 XML object the media-type codecs read; ajv only needs to tolerate it.
@@ -150,8 +151,9 @@ export function serviceOptions(
         useDefaults: true,
         keywords: ['xml'],
       },
-      // ajv-formats' default export is the plugin; its CJS typing does not line up with Fastify's.
-      plugins: [ajvFormats as unknown as never],
+      // ajv-formats' default export is the plugin; its CJS typing does not line up with Fastify's. Its
+      // date-time is then replaced by one that takes only times Date holds (exactDateTimes).
+      plugins: [ajvFormats as unknown as never, exactDateTimes as never],
     },
   };
 }

@@ -1,7 +1,12 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
 import { andList, type Language, orList } from './language.ts';
-import { tvSignInActionWords, tvSignInDoneWords, tvSignInNotFoundWords } from './tv-sign-in-words.ts';
+import {
+  tvSignInActionWords,
+  tvSignInDoneWords,
+  tvSignInNotFoundWords,
+  tvSignInQuestion,
+} from './tv-sign-in-words.ts';
 import { deviceStates, everywhereDone, everywhereWords, sayWatching } from './watching-answers.ts';
 
 /** An account answer in the person's language (Spanish or English), with its buttons, if any. */
@@ -117,6 +122,9 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
       return { output: es ? `Ahora se está reproduciendo en: ${names}.` : `Playing now on: ${names}.` };
     }
     case 'confirmation_required':
+      if (result.action.tool === 'approve_tv_sign_in') {
+        return { output: tvSignInQuestion(result.action, language), suggestedActions: yesNo(language) };
+      }
       return {
         output: es
           ? `¿Quieres que vaya a ${actionWords(result.action, language)}?`

@@ -13,7 +13,7 @@ export function tvSignInActionWords(action: TvSignInAction, language: Language):
   if (language === 'es') {
     return action.approve
       ? `iniciar sesión en ${device(action, language)} con el código ${action.userCode} en tu cuenta`
-      : `rechazar el inicio de sesión de ${device(action, language)} con el código ${action.userCode}`;
+      : `rechazar el inicio de sesión del dispositivo ${action.deviceClass} con el código ${action.userCode}`;
   }
   return action.approve
     ? `sign ${device(action, language)} with the code ${action.userCode} in to your account`
@@ -50,7 +50,7 @@ export function tvSignInDoneWords(action: TvSignInAction, language: Language): s
   if (language === 'es') {
     return action.approve
       ? `Hecho: ${device(action, language)} con el código ${code} ha iniciado sesión en tu cuenta; empezará en unos segundos.`
-      : `Hecho: he rechazado el inicio de sesión de ${device(action, language)} con el código ${code}.`;
+      : `Hecho: he rechazado el inicio de sesión del dispositivo ${action.deviceClass} con el código ${code}.`;
   }
   return action.approve
     ? `Done: ${device(action, language)} with the code ${code} is signed in to your account; it starts within a few seconds.`

@@ -88,6 +88,7 @@ select * from "devices" where "account_number" = $1 and "device_id" = $2
 select * from "mail_outbox" where "status" = $1 and "next_attempt_at" <= $2 and ("locked_until" is null or "locked_until" < $3) order by "next_attempt_at" limit $4
 select * from "sessions" where "id" = $1
 select count(*) as "count" from "devices" where "account_number" = $1 and "enabled" = $2
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = $1 and "expires_at" > $2 and "status" = $3
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = $1 and "status" in ($2, $3) and "expires_at" > $4
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > $1 and "status" = $2
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"

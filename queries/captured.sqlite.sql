@@ -87,6 +87,7 @@ select * from "devices" where "account_number" = ? and "device_id" = ?
 select * from "mail_outbox" where "status" = ? and "next_attempt_at" <= ? and ("locked_until" is null or "locked_until" < ?) order by "next_attempt_at" limit ?
 select * from "sessions" where "id" = ?
 select count(*) as "count" from "devices" where "account_number" = ? and "enabled" = ?
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = ? and "expires_at" > ? and "status" = ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" in (?, ?) and "expires_at" > ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > ? and "status" = ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"

@@ -13,8 +13,8 @@ export interface ClientApiMetrics {
   loginThrottled(limit: 'address' | 'user'): void;
   /** A wrong-code lookup of a TV sign-in refused (429 USER_CODE_THROTTLED), by the limit it hit. */
   userCodeThrottled(limit: 'address' | 'user'): void;
-  /** A TV's request for codes refused at a bound: its address's (429) or the overall one (503). */
-  deviceGrantLimited(limit: 'address' | 'overall'): void;
+  /** A TV sign-in refused at a bound: its address's codes (429), every waiting code (503), an account's refusals (429). */
+  deviceGrantLimited(limit: 'address' | 'overall' | 'account'): void;
 }
 
 export function createClientApiMetrics(
@@ -41,14 +41,14 @@ export function createClientApiMetrics(
   });
   const grantLimited = new Counter({
     name: 'sintonia_device_grant_limited_total',
-    help: "TV requests for sign-in codes refused at a bound: address (429, the address's waiting or refused codes) or overall (503, every waiting code).",
+    help: "TV sign-ins refused at a bound: address (429, the address's waiting or refused codes), overall (503, every waiting code) or account (429, a refusal past the account's refusals).",
     labelNames: ['limit'],
     registers: [registry],
   });
   for (const outcome of ['sent', 'retry', 'failed']) deliveries.inc({ outcome }, 0);
   for (const limit of ['address', 'user']) throttled.inc({ limit }, 0);
   for (const limit of ['address', 'user']) codeThrottled.inc({ limit }, 0);
-  for (const limit of ['address', 'overall']) grantLimited.inc({ limit }, 0);
+  for (const limit of ['address', 'overall', 'account']) grantLimited.inc({ limit }, 0);
   const status = scrapeCache(outbox, OUTBOX_READ_EVERY_MS);
   // While the store does not answer, the gauges keep their last figures (the store's own metrics say why).
   const read = () => status().catch(() => undefined);

@@ -130,13 +130,14 @@ describe('TV sign-in robustness: wrong codes, device identity, untrusted names',
   });
 });
 
-describe('TV sign-in bounds: refused codes count per address, and an overall cap on waiting ones', () => {
+describe('TV sign-in bounds: refused codes count per address, refusals per account, a cap on waiting ones', () => {
   let f: AccountsFixture;
   before(async () => {
     f = await accountsFixture({
       CLIENT_API_PUBLIC_URL: PUBLIC_URL,
       DEVICE_GRANT_MAX_PENDING_PER_ADDRESS: '2',
       DEVICE_GRANT_MAX_PENDING: '4',
+      DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT: '2',
     });
     await f.account('bd-1');
   });
@@ -145,7 +146,7 @@ describe('TV sign-in bounds: refused codes count per address, and an overall cap
   const ask = (deviceId: string, from: string) =>
     postForm(f.app, '/oauth/device_authorization', { client_id: 'smarttv', device_id: deviceId }, { from });
 
-  it('refusing codes does not free their slots: the address stays at its bound (429) until they expire', async () => {
+  it('refusing codes does not free their slots (429 at the address), and an account refuses at most its bound', async () => {
     const phone = await f.signIn('bd-1@example.test', 'bd-1-phone');
     for (const tv of ['bd-a', 'bd-b']) {
       const codes = await askCodes(f.app, tv, { from: '10.50.0.1' });
@@ -162,15 +163,25 @@ describe('TV sign-in bounds: refused codes count per address, and an overall cap
     });
     const seconds = Number(refused.headers['retry-after']);
     assert.ok(seconds >= 1 && seconds <= 600, `retry-after ${seconds}`);
+    // From elsewhere a code is given, but the account has refused its two: a third refusal is 429, and
+    // the code just waits until it expires.
+    const third = await askCodes(f.app, 'bd-c', { from: '10.50.0.9' });
+    const tooMany = await f.call('PUT', `/accounts/bd-1/device-sign-ins/${third.user_code}/approved/false`, {
+      token: phone.accessToken,
+    });
+    assert.equal(tooMany.statusCode, 429);
+    assert.deepEqual(errorTypes(tooMany), ['SIGN_IN_REFUSALS_LIMITED']);
+    const wait = Number(tooMany.headers['retry-after']);
+    assert.ok(wait >= 1 && wait <= 600, `retry-after ${wait}`);
+    assert.equal(oauthError(await poll(f.app, third.device_code)).error, 'authorization_pending');
   });
 
   it('the overall cap on waiting codes: 503 temporarily_unavailable with Retry-After, counted in /metrics', async () => {
-    // Four waiting codes from two addresses fill the overall cap (the refused ones above do not count).
+    // With the one still waiting above, three more codes fill the overall cap of four (refused ones do not count).
     for (const [tv, from] of [
       ['bd-d', '10.51.0.1'],
       ['bd-e', '10.51.0.1'],
       ['bd-f', '10.51.0.2'],
-      ['bd-g', '10.51.0.2'],
     ] as const) {
       assert.equal((await ask(tv, from)).statusCode, 200, tv);
     }
@@ -182,5 +193,6 @@ describe('TV sign-in bounds: refused codes count per address, and an overall cap
     const metrics = (await f.app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'overall' }), 1);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'address' }), 1);
+    assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'account' }), 1);
   });
 });

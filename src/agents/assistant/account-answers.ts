@@ -74,6 +74,10 @@ const refusals: Record<string, Record<Language, string>> = {
     es: 'has probado demasiados códigos que no son; espera un rato',
     en: 'too many of those codes were wrong; wait a while',
   },
+  SIGN_IN_REFUSALS_LIMITED: {
+    es: 'tu cuenta ha rechazado demasiados inicios de sesión hace poco; el código caducará solo',
+    en: 'your account refused too many sign-ins lately; the code will expire on its own',
+  },
   DEVICE_DISABLED: {
     es: 'ese dispositivo está desactivado en tu cuenta; actívalo primero',
     en: 'that device is disabled on your account; enable it first',

@@ -18,6 +18,11 @@ export const deviceGrantErrors = defineErrors('client-api/device-grant', {
   SIGN_INS_BUSY: [503, 'Too many TV sign-ins are waiting overall; retry later.', ['retry-after']],
   USER_CODE_INVALID: [404, 'No TV sign-in is waiting with this code.'],
   USER_CODE_THROTTLED: [429, 'Too many wrong codes; retry later.', ['retry-after']],
+  SIGN_IN_REFUSALS_LIMITED: [
+    429,
+    'This account refused too many TV sign-ins lately; the code expires on its own, or retry later.',
+    ['retry-after'],
+  ],
 });
 
 const e = deviceGrantErrors;

@@ -80,6 +80,17 @@ export function createDeviceGrantRepository(database: Database) {
       );
     },
 
+    /** Unexpired grants one account refused, and when the first of them expires. */
+    async refusedBy(accountNumber: string, now: number): Promise<{ count: number; nextExpiry?: number }> {
+      return countOf(
+        db
+          .selectFrom('device_grants')
+          .where('account_number', '=', accountNumber)
+          .where('expires_at', '>', now)
+          .where('status', '=', 'denied'),
+      );
+    },
+
     /** Unexpired grants waiting for a decision, of every address, and when the first of them expires. */
     async pendingOverall(now: number): Promise<{ count: number; nextExpiry?: number }> {
       return countOf(

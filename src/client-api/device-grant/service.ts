@@ -11,6 +11,7 @@ import type { DeviceRepository } from '../devices/repository.ts';
 import type { UserRepository } from '../users/repository.ts';
 import { deviceCodeHash, newDeviceCode, newUserCode, normalizeUserCode } from './codes.ts';
 import { deviceGrantErrors } from './errors.ts';
+import { createGrantBounds } from './grant-bounds.ts';
 import type { DeviceGrantRepository } from './repository.ts';
 import {
   DEVICE_CODE_GRANT_TYPE,
@@ -27,6 +28,7 @@ type Settings = Pick<
   | 'DEVICE_GRANT_INTERVAL'
   | 'DEVICE_GRANT_MAX_PENDING_PER_ADDRESS'
   | 'DEVICE_GRANT_MAX_PENDING'
+  | 'DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT'
   | 'MAX_DEVICES_PER_ACCOUNT'
   | 'CLIENT_API_BASE_PATH'
 >;
@@ -56,7 +58,7 @@ export interface DeviceGrantDeps {
   /** client-api's public origin, read per call (known once it listens). */
   issuer(): string;
   /** A request for codes refused at a bound: the address's, or the overall one (for /metrics). */
-  onLimited?(limit: 'address' | 'overall'): void;
+  onLimited?(limit: 'address' | 'overall' | 'account'): void;
 }
 
 /** A poll this close to the interval is still on time: a TV's timer and the network are not exact. */
@@ -78,6 +80,7 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
   const { config, grants, key } = deps;
   const clientIds = new Set(config.DEVICE_GRANT_CLIENT_IDS.split(','));
   const e = deviceGrantErrors;
+  const { mayRefuse, withinBounds } = createGrantBounds(config, grants, deps.onLimited);
   const base = () => `${deps.issuer()}${config.CLIENT_API_BASE_PATH}`;
   const userCodeHash = (letters: string) => keyedHash(key, `user-code:${letters}`);
 
@@ -102,28 +105,6 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
       deviceId = `${grant.device_id.slice(0, DEVICE_ID_MAX_LENGTH - 9)}-${randomBytes(4).toString('hex')}`;
     }
     return deviceId;
-  }
-
-  /** A request for codes past a bound: 429 (this address) or 503 (overall), with Retry-After. */
-  async function withinBounds(addressHash: string, now: number): Promise<void> {
-    const retryAfter = (next: number | undefined) => Math.max(1, Math.ceil(((next ?? now) - now) / 1000));
-    const held = await grants.heldBy(addressHash, now);
-    if (held.count >= config.DEVICE_GRANT_MAX_PENDING_PER_ADDRESS) {
-      deps.onLimited?.('address');
-      const seconds = retryAfter(held.nextExpiry);
-      throw e.PENDING_SIGN_INS_LIMITED(
-        `${held.count} sign-in codes are waiting or were refused from this address; retry in ${seconds} seconds.`,
-        { headers: { 'retry-after': String(seconds) } },
-      );
-    }
-    const pending = await grants.pendingOverall(now);
-    if (pending.count >= config.DEVICE_GRANT_MAX_PENDING) {
-      deps.onLimited?.('overall');
-      const seconds = retryAfter(pending.nextExpiry);
-      throw e.SIGN_INS_BUSY(`Too many TV sign-ins are waiting; retry in ${seconds} seconds.`, {
-        headers: { 'retry-after': String(seconds) },
-      });
-    }
   }
 
   async function redeem(grant: DeviceGrantRow) {
@@ -259,6 +240,7 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
 
     /** Approves (the device limit checked first) or denies a pending sign-in; decided already: 404. */
     async decide(grant: DeviceGrantRow, approver: Approver, approved: boolean, now = Date.now()) {
+      if (!approved) await mayRefuse(approver.accountNumber, now);
       const deviceId = approved ? await newDeviceFor(grant, approver.accountNumber) : grant.device_id;
       const decided = await grants.decide(
         grant.id,

@@ -189,6 +189,13 @@ export const clientApiVariables = {
     description:
       'TV sign-in codes waiting for approval overall, from every address; one more is 503 temporarily_unavailable (SIGN_INS_BUSY) with Retry-After. It also bounds the chance that a guessed code names a waiting TV: at most this many in 20^8 (docs/decisions.md). Counted in the store.',
   }),
+  DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 20,
+    description:
+      'TV sign-ins one account may refuse whose codes have not expired yet (DEVICE_GRANT_TTL); one more refusal is 429 SIGN_IN_REFUSALS_LIMITED with Retry-After, and that code just waits until it expires. Counted in the store.',
+  }),
   USER_CODE_MAX_FAILURES: Type.Integer({
     minimum: 1,
     maximum: 100000,

@@ -34,7 +34,7 @@ insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel",
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values ($1, $2, $3, $4, $5)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") select $1::text as "user_hash", $2::bigint as "content_id", $3::text as "account_number", $4::text as "version", $5::integer as "offset_seconds", $6::bigint as "position_at", $7::text as "device_id", $8::text as "device_class", $9::bigint as "updated_at" from "sessions" where "id" = $10 and "closed_at" is null and "last_used_at" >= $11 on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning true as "written"
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
-insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) on conflict do nothing
+insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "requested_from", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values ($1, $2, $3, $4) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -81,13 +81,16 @@ select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 and (cast
 select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 order by "position_at" desc, "content_id" limit $3
 select * from "bookmarks" where "user_hash" = $1 order by "position_at" desc, "content_id" limit $2
 select * from "device_grants" where "device_code_hash" = $1
+select * from "device_grants" where "id" = $1
 select * from "device_grants" where "user_code_hash" = $1 and "status" = $2 and "expires_at" > $3
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = $1 and "device_id" = $2
 select * from "mail_outbox" where "status" = $1 and "next_attempt_at" <= $2 and ("locked_until" is null or "locked_until" < $3) order by "next_attempt_at" limit $4
 select * from "sessions" where "id" = $1
 select count(*) as "count" from "devices" where "account_number" = $1 and "enabled" = $2
-select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = $1 and "status" = $2 and "expires_at" > $3
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = $1 and "expires_at" > $2 and "status" = $3
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = $1 and "status" in ($2, $3) and "expires_at" > $4
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > $1 and "status" = $2
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = $1
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = $1 and "created_at" >= $2
@@ -105,7 +108,7 @@ update "assistant_users" set "link_sealed" = $1, "linked_at" = $2 where "assista
 update "device_grants" set "last_polled_at" = $1 where "id" = $2 and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
 update "device_grants" set "poll_interval" = "poll_interval" + $1, "last_polled_at" = $2 where "id" = $3
 update "device_grants" set "status" = $1 where "id" = $2 and "status" = $3
-update "device_grants" set "status" = $1, "account_number" = $2, "platform_user_id" = $3, "decided_by" = $4, "decided_at" = $5 where "id" = $6 and "status" = $7 and "expires_at" > $8
+update "device_grants" set "status" = $1, "device_id" = $2, "account_number" = $3, "platform_user_id" = $4, "decided_by" = $5, "decided_at" = $6 where "id" = $7 and "status" = $8 and "expires_at" > $9
 update "devices" set "enabled" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "enabled" = $1, "activated_at" = $2 where "account_number" = $3 and "device_id" = $4
 update "devices" set "last_playback_at" = $1, "last_seen_at" = $2 where "account_number" = $3 and "device_id" = $4

@@ -33,7 +33,7 @@ insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_s
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values (?, ?, ?, ?, ?)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
-insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing
+insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "requested_from", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values (?, ?, ?, ?) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values (?, ?, ?, ?, ?, ?, ?, ?)
@@ -80,13 +80,16 @@ select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and (cast(?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? order by "position_at" desc, "content_id" limit ?
 select * from "bookmarks" where "user_hash" = ? order by "position_at" desc, "content_id" limit ?
 select * from "device_grants" where "device_code_hash" = ?
+select * from "device_grants" where "id" = ?
 select * from "device_grants" where "user_code_hash" = ? and "status" = ? and "expires_at" > ?
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = ? and "device_id" = ?
 select * from "mail_outbox" where "status" = ? and "next_attempt_at" <= ? and ("locked_until" is null or "locked_until" < ?) order by "next_attempt_at" limit ?
 select * from "sessions" where "id" = ?
 select count(*) as "count" from "devices" where "account_number" = ? and "enabled" = ?
-select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" = ? and "expires_at" > ?
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = ? and "expires_at" > ? and "status" = ?
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" in (?, ?) and "expires_at" > ?
+select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > ? and "status" = ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ? and "created_at" >= ?
@@ -102,7 +105,7 @@ update "assistant_users" set "link_sealed" = ?, "linked_at" = ? where "assistant
 update "device_grants" set "last_polled_at" = ? where "id" = ? and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
 update "device_grants" set "poll_interval" = "poll_interval" + ?, "last_polled_at" = ? where "id" = ?
 update "device_grants" set "status" = ? where "id" = ? and "status" = ?
-update "device_grants" set "status" = ?, "account_number" = ?, "platform_user_id" = ?, "decided_by" = ?, "decided_at" = ? where "id" = ? and "status" = ? and "expires_at" > ?
+update "device_grants" set "status" = ?, "device_id" = ?, "account_number" = ?, "platform_user_id" = ?, "decided_by" = ?, "decided_at" = ? where "id" = ? and "status" = ? and "expires_at" > ?
 update "devices" set "enabled" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "enabled" = ?, "activated_at" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "last_playback_at" = ?, "last_seen_at" = ? where "account_number" = ? and "device_id" = ?

@@ -108,9 +108,11 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
         }),
       throttles,
       core.key(USER_CODE_THROTTLE_KEY_PURPOSE),
+      metrics.userCodeThrottled,
     ),
     key: core.key(DEVICE_GRANT_KEY_PURPOSE),
     issuer: () => config.CLIENT_API_PUBLIC_URL ?? core.serviceUrl('client-api'),
+    onLimited: metrics.deviceGrantLimited,
   });
   return {
     core,

@@ -6,11 +6,15 @@ import type { DeliveryOutcome } from './mail/worker.ts';
 /** The store is asked for the outbox's figures at most this often, however often Prometheus scrapes. */
 const OUTBOX_READ_EVERY_MS = 5000;
 
-/** The client API's own metrics (docs/observability.md): the mail outbox and login throttling. */
+/** The client API's own metrics (docs/observability.md): the mail outbox, login throttling, TV sign-in bounds. */
 export interface ClientApiMetrics {
   mailDelivery(outcome: DeliveryOutcome): void;
   /** A sign-in refused by the throttle (429 LOGIN_THROTTLED), by the limit it hit. */
   loginThrottled(limit: 'address' | 'user'): void;
+  /** A wrong-code lookup of a TV sign-in refused (429 USER_CODE_THROTTLED), by the limit it hit. */
+  userCodeThrottled(limit: 'address' | 'user'): void;
+  /** A TV sign-in refused at a bound: its address's codes (429), every waiting code (503), an account's refusals (429). */
+  deviceGrantLimited(limit: 'address' | 'overall' | 'account'): void;
 }
 
 export function createClientApiMetrics(
@@ -29,8 +33,22 @@ export function createClientApiMetrics(
     labelNames: ['limit'],
     registers: [registry],
   });
+  const codeThrottled = new Counter({
+    name: 'sintonia_user_code_throttled_total',
+    help: 'TV sign-in code lookups refused by the wrong-code throttle (429 USER_CODE_THROTTLED), by the limit hit: address or user (a person).',
+    labelNames: ['limit'],
+    registers: [registry],
+  });
+  const grantLimited = new Counter({
+    name: 'sintonia_device_grant_limited_total',
+    help: "TV sign-ins refused at a bound: address (429, the address's waiting or refused codes), overall (503, every waiting code) or account (429, a refusal past the account's refusals).",
+    labelNames: ['limit'],
+    registers: [registry],
+  });
   for (const outcome of ['sent', 'retry', 'failed']) deliveries.inc({ outcome }, 0);
   for (const limit of ['address', 'user']) throttled.inc({ limit }, 0);
+  for (const limit of ['address', 'user']) codeThrottled.inc({ limit }, 0);
+  for (const limit of ['address', 'overall', 'account']) grantLimited.inc({ limit }, 0);
   const status = scrapeCache(outbox, OUTBOX_READ_EVERY_MS);
   // While the store does not answer, the gauges keep their last figures (the store's own metrics say why).
   const read = () => status().catch(() => undefined);
@@ -60,5 +78,7 @@ export function createClientApiMetrics(
   return {
     mailDelivery: (outcome) => deliveries.inc({ outcome }),
     loginThrottled: (limit) => throttled.inc({ limit }),
+    userCodeThrottled: (limit) => codeThrottled.inc({ limit }),
+    deviceGrantLimited: (limit) => grantLimited.inc({ limit }),
   };
 }

@@ -14,6 +14,8 @@ import { signedInHousehold } from '../helpers/household.ts';
 import { type ModelServer, startModelServer } from './helpers/model-server.ts';
 
 const BASE = '/api/v1';
+/** The question's time line, whatever minute the TV asked in. */
+const anyTime = (text: string) => text.replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/, '<time>');
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /**
@@ -93,8 +95,13 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     const conversation = randomUUID();
     const asked = await agent.invoke(turn(`mi tele muestra ${codes.user_code.toLowerCase()}`, conversation));
     assert.equal(
-      asked.output,
-      `¿Quieres que vaya a iniciar sesión en «Tele del salón» (stb) con el código ${codes.user_code} en tu cuenta?`,
+      anyTime(asked.output),
+      [
+        `¿Quieres que vaya a iniciar sesión en el dispositivo stb con el código ${codes.user_code} en tu cuenta?`,
+        'El nombre que se da a sí mismo (sin comprobar): «Tele del salón»',
+        'Lo pidió: <time>, desde 127.0.0.0/24.',
+        'Aprueba solo un código que veas en una pantalla delante de ti. Nadie de Sintonia te pedirá nunca un código: si alguien te lo ha pedido, recházalo.',
+      ].join('\n'),
     );
     assert.deepEqual(
       asked.suggestedActions?.actions.map((action) => action.title),
@@ -108,7 +115,7 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     const done = await agent.invoke(turn('sí', conversation));
     assert.equal(
       done.output,
-      'Hecho: «Tele del salón» (stb) ha iniciado sesión en tu cuenta; empezará en unos segundos.',
+      `Hecho: el dispositivo stb con el código ${codes.user_code} ha iniciado sesión en tu cuenta; empezará en unos segundos.`,
     );
     await new Promise((resolve) => setTimeout(resolve, 5_200));
     const tokens = await poll(codes.device_code);
@@ -125,7 +132,7 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
     assert.match(
       asked.output,
-      /^Do you want me to sign «Kitchen TV» \(stb\) in to your account with the code/,
+      /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Kitchen TV»\n/,
     );
     assert.equal((await agent.invoke(turn('no', conversation))).output, "All right, I won't do it.");
     assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
@@ -166,14 +173,14 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     );
     assert.match(
       asked.output,
-      /^Do you want me to sign «Bedroom TV» \(stb\) in to your account with the code/,
+      /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Bedroom TV»\n/,
     );
     assert.equal(calls, 1);
     assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
     const done = await agent.invoke(turn('yes', conversation));
     assert.equal(
       done.output,
-      'Done: «Bedroom TV» (stb) is signed in to your account; it starts within a few seconds.',
+      `Done: the stb device with the code ${codes.user_code} is signed in to your account; it starts within a few seconds.`,
     );
     await new Promise((resolve) => setTimeout(resolve, 5_200));
     assert.equal((await poll(codes.device_code)).status, 200);
@@ -190,8 +197,29 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     const refused = await agent.invoke(turn('yes', conversation));
     assert.equal(
       refused.output,
-      `I could not sign «Garage TV» (stb) in to your account with the code ${codes.user_code}: your account already has the most enabled devices it may hold; disable another one first.`,
+      `I could not sign the stb device with the code ${codes.user_code} in to your account: your account already has the most enabled devices it may hold; disable another one first.`,
     );
     assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
+  });
+
+  it('a hostile name cannot rewrite the question: it stands alone, stripped and capped, below it', async () => {
+    const agent = createAssistantAgent(
+      { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
+      accounts,
+    );
+    const codes = await askCodes(
+      'agt-phone',
+      'Victim phone» (web), which you already own. Safe to press Yes «',
+    );
+    const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, randomUUID()));
+    assert.equal(
+      anyTime(asked.output),
+      [
+        `Do you want me to sign the stb device with the code ${codes.user_code} in to your account?`,
+        'The name it gives itself (not checked): «Victim phone web , which you alr»',
+        'Asked: <time>, from 127.0.0.0/24.',
+        'Approve only a code shown on a screen in front of you. Nobody from Sintonia will ever ask you for a code: if someone did, refuse it.',
+      ].join('\n'),
+    );
   });
 });

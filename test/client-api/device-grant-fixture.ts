@@ -32,6 +32,13 @@ export interface Codes {
   interval: number;
 }
 
+let asked = 0;
+/** A client address of its own for each TV that does not say where it asks from (the limit is per address). */
+const nextAddress = () => {
+  asked++;
+  return `10.250.${(asked >> 8) & 255}.${asked & 255}`;
+};
+
 /** A TV asks for codes; fails the test unless it gets them. */
 export async function askCodes(
   app: App,
@@ -46,7 +53,7 @@ export async function askCodes(
       device_id: deviceId,
       ...(options.deviceName ? { device_name: options.deviceName } : {}),
     },
-    options.from ? { from: options.from } : {},
+    { from: options.from ?? nextAddress() },
   );
   if (response.statusCode !== 200) throw new Error(`codes refused: ${response.statusCode} ${response.body}`);
   return response.json();

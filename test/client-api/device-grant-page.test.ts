@@ -54,7 +54,7 @@ describe('TV sign-in verification page (client-api, at the verification_uri)', (
     });
     assert.equal(confirm.statusCode, 200);
     assert.match(confirm.body, /¿Iniciar sesión en esta tele\?/);
-    assert.match(confirm.body, /Salón &quot;grande&quot;/);
+    assert.match(confirm.body, /<p class="untrusted"><bdi>Salón grande<\/bdi><\/p>/);
     assert.match(confirm.body, /smarttv/);
     assert.match(confirm.body, /page-1/);
     assert.match(confirm.body, new RegExp(codes.user_code));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SIGN_IN_WARNING } from '../../src/client-api/device-grant/sign-in-view.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 import {
   askCodes,
@@ -140,16 +141,22 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
     });
     assert.equal(seen.statusCode, 200);
     assert.deepEqual(
-      { ...(seen.json() as object), expiresAt: undefined },
+      { ...(seen.json() as object), expiresAt: undefined, requestedAt: undefined, requestedFrom: undefined },
       {
         userCode: codes.user_code,
         deviceClass: 'smarttv',
         deviceId: 'tv-bedroom',
-        deviceName: 'Bedroom <TV>',
+        // The TV's own word, shown as untrusted text: no quoting or bracketing characters.
+        deviceName: 'Bedroom TV',
         status: 'pending',
+        requestedFrom: undefined,
+        warning: SIGN_IN_WARNING,
         expiresAt: undefined,
+        requestedAt: undefined,
       },
     );
+    assert.ok(Math.abs(Date.parse(seen.json().requestedAt) - Date.now()) < 60_000);
+    assert.match(seen.json().requestedFrom, /^10\.250\.\d+\.0\/24$/, 'the /24 the fixture asked from');
     const approved = await f.call('PUT', `/accounts/tv-1/device-sign-ins/${codes.user_code}/approved/true`, {
       token: phone.accessToken,
     });
@@ -161,12 +168,14 @@ describe('TV sign-in with a code: the device authorization grant (RFC 8628)', ()
     assert.equal(tokens.headers['cache-control'], 'no-store');
     const body = tokens.json();
     assert.equal(body.token_type, 'Bearer');
+    assert.equal(body.device_id, 'tv-bedroom', 'the id it asked for, free in the account');
+    assert.equal(body.device_class, 'smarttv');
     assert.equal(body.expires_in, 900);
     // The TV's token works on its account and names it as a device of the account.
     const list = await f.call('GET', '/accounts/tv-1/devices', { token: body.access_token });
     assert.equal(list.statusCode, 200);
     const tv = list.json().find((device: { mediaPlayerId: string }) => device.mediaPlayerId === 'tv-bedroom');
-    assert.equal(tv.name, 'Bedroom <TV>');
+    assert.equal(tv.name, 'Bedroom TV');
     assert.equal(tv.deviceClass, 'smarttv');
     // Its refresh token works as a password sign-in's does.
     const refreshed = await f.app.inject({

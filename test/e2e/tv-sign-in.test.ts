@@ -106,10 +106,10 @@ describe('TV sign-in with a code: openid-client against the real server, three w
         if (shots) await screenshot(page, join(shots, 'tv-sign-in-phone.png'));
         await page.click('button[type="submit"]');
         await page.getByText('Sign this TV in?').waitFor({ timeout: 30_000 });
-        assert.match(
-          (await page.textContent('dl')) ?? '',
-          /Living room TV[\s\S]*smarttv[\s\S]*tv-page[\s\S]*TV-1001/,
-        );
+        assert.match((await page.textContent('dl')) ?? '', /smarttv[\s\S]*UTC[\s\S]*\/24[\s\S]*TV-1001/);
+        // The TV's own name on a line of its own, below the warning and the facts.
+        assert.equal(await page.textContent('.untrusted'), 'Living room TV');
+        assert.match((await page.textContent('.warning')) ?? '', /^Approve only a code shown on a screen/);
         if (shots) await screenshot(page, join(shots, 'tv-sign-in-confirm.png'));
         await page.getByRole('button', { name: 'Sign it in' }).click();
         await page.getByText('Your TV is signed in').waitFor({ timeout: 30_000 });
@@ -186,10 +186,11 @@ describe('TV sign-in with a code: openid-client against the real server, three w
       await signInOnChatPage(chat);
       await signTvIn('tv-kitchen', 'Kitchen TV', async (codes) => {
         await chat.send(`my TV shows ${codes.user_code}`);
-        const asked = await chat.botSays(/Do you want me to sign «Kitchen TV» \(smarttv\) in/);
+        const asked = await chat.botSays(/Do you want me to sign the smarttv device with the code/);
         assert.match(asked, new RegExp(codes.user_code));
+        assert.match(asked, /The name it gives itself \(not checked\): «Kitchen TV»/);
         await page.getByRole('button', { name: 'Yes', exact: true }).first().click();
-        await chat.botSays(/Done: «Kitchen TV» \(smarttv\) is signed in/);
+        await chat.botSays(/Done: the smarttv device with the code \w{4}-\w{4} is signed in/);
       });
       assert.deepEqual(await chat.failedSends(), []);
       assert.deepEqual(chat.problems, [], 'console errors, failed or external requests on the page');
@@ -214,9 +215,11 @@ describe('TV sign-in with a code: openid-client against the real server, three w
         (error: unknown) => (error as { error?: string }).error,
       );
       await chat.send(`rechaza el código ${codes.user_code}`);
-      await chat.botSays(/¿Quieres que vaya a rechazar el inicio de sesión de «Tele rara» \(smarttv\)/);
+      await chat.botSays(
+        /¿Quieres que vaya a rechazar el inicio de sesión del dispositivo smarttv con el código/,
+      );
       await page.getByRole('button', { name: 'Sí', exact: true }).first().click();
-      await chat.botSays(/Hecho: he rechazado el inicio de sesión de «Tele rara»/);
+      await chat.botSays(/Hecho: he rechazado el inicio de sesión del dispositivo smarttv/);
       assert.equal(await polling, 'access_denied');
     } finally {
       await chat.close();

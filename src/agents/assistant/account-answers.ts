@@ -1,7 +1,12 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
 import { andList, type Language, orList } from './language.ts';
-import { tvSignInActionWords, tvSignInDoneWords, tvSignInNotFoundWords } from './tv-sign-in-words.ts';
+import {
+  tvSignInActionWords,
+  tvSignInDoneWords,
+  tvSignInNotFoundWords,
+  tvSignInQuestion,
+} from './tv-sign-in-words.ts';
 import { deviceStates, everywhereDone, everywhereWords, sayWatching } from './watching-answers.ts';
 
 /** An account answer in the person's language (Spanish or English), with its buttons, if any. */
@@ -69,6 +74,10 @@ const refusals: Record<string, Record<Language, string>> = {
     es: 'has probado demasiados códigos que no son; espera un rato',
     en: 'too many of those codes were wrong; wait a while',
   },
+  SIGN_IN_REFUSALS_LIMITED: {
+    es: 'tu cuenta ha rechazado demasiados inicios de sesión hace poco; el código caducará solo',
+    en: 'your account refused too many sign-ins lately; the code will expire on its own',
+  },
   DEVICE_DISABLED: {
     es: 'ese dispositivo está desactivado en tu cuenta; actívalo primero',
     en: 'that device is disabled on your account; enable it first',
@@ -117,6 +126,9 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
       return { output: es ? `Ahora se está reproduciendo en: ${names}.` : `Playing now on: ${names}.` };
     }
     case 'confirmation_required':
+      if (result.action.tool === 'approve_tv_sign_in') {
+        return { output: tvSignInQuestion(result.action, language), suggestedActions: yesNo(language) };
+      }
       return {
         output: es
           ? `¿Quieres que vaya a ${actionWords(result.action, language)}?`

@@ -63,7 +63,11 @@ export interface TvSignIn {
   userCode: string;
   deviceClass: string;
   deviceId: string;
+  /** The TV's own word for itself: untrusted text. */
   deviceName: string;
+  requestedAt: string;
+  /** The address it asked from, coarsely (an IPv4 /24, an IPv6 /48). */
+  requestedFrom: string;
 }
 
 export type SessionOutcome = { linked: true; session: AccountSession } | { linked: false };

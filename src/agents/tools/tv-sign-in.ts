@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { untrustedName } from '../../core/untrusted-text.ts';
 import type { AccountRefusal, AccountSession } from './account-client.ts';
 
 /**
@@ -25,13 +26,17 @@ export const tvSignInSpec = {
   changes: true,
 } as const;
 
-/** A TV sign-in the person is asked to confirm: the device, its class and the code. */
+/** A TV sign-in the person is asked to confirm: the device, its class, when and whence it asked, the code. */
 export interface TvSignInAction {
   tool: 'approve_tv_sign_in';
   mediaPlayerId: string;
+  /** The TV's own word for itself, made safe again here (untrusted-text.ts): never trusted as said. */
   deviceName: string;
   deviceClass: string;
   userCode: string;
+  /** When it asked (ISO) and from where, coarsely; absent from a client-api that does not say. */
+  requestedAt?: string;
+  requestedFrom?: string;
   approve: boolean;
 }
 
@@ -52,9 +57,13 @@ export async function tvSignInAction(
   return {
     tool: 'approve_tv_sign_in',
     mediaPlayerId: found.signIn.deviceId,
-    deviceName: found.signIn.deviceName,
-    deviceClass: found.signIn.deviceClass,
+    deviceName: untrustedName(found.signIn.deviceName),
+    deviceClass: untrustedName(found.signIn.deviceClass),
     userCode: found.signIn.userCode,
+    ...(typeof found.signIn.requestedAt === 'string' ? { requestedAt: found.signIn.requestedAt } : {}),
+    ...(typeof found.signIn.requestedFrom === 'string'
+      ? { requestedFrom: untrustedName(found.signIn.requestedFrom) }
+      : {}),
     approve: args.approve ?? true,
   };
 }

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
+import type { ApiKeyStore } from '../../core/api-keys/api-keys.ts';
 import {
   type AssistantLocation,
   assistantIssuer,
@@ -48,10 +49,17 @@ export interface DelegatedTokens {
   principal(token: string, request: RequestLog): Promise<AssistantPrincipal>;
 }
 
-/** Where the assistant answers and how long it may take: a process of the family (its core) is one. */
+/**
+ * Where the assistant answers and how long it may take, and the family's API keys (a delegated token
+ * stands only while the runtime key that obtained it does): a process of the family (its core) is one.
+ */
 interface AssistantService extends AssistantLocation {
   readonly config: AssistantLocation['config'] & Pick<Config, 'SUBSYSTEM_TIMEOUT_MS'>;
+  readonly apiKeys: Pick<ApiKeyStore, 'isLive'>;
 }
+
+/** The `act.sub` of a delegated token: the runtime key that asked for it (assistant-auth's delegations.ts). */
+const ACTOR_KEY = /^runtime-key:([0-9a-f]{16})$/;
 
 /** The request a token came with: its log (whose lines carry its request id) and that id, passed on. */
 export interface RequestLog {
@@ -111,6 +119,11 @@ export function createDelegatedTokens(assistant: AssistantService): DelegatedTok
         throw refused(request, 'bad scope');
       const { sid } = outcome.payload;
       if (sid !== undefined && typeof sid !== 'string') throw refused(request, 'bad sid');
+      // The key is read in the store at each use: revoked anywhere, refused everywhere from the next call.
+      const actorKey = ACTOR_KEY.exec(actor)?.[1];
+      if (actorKey === undefined || !(await assistant.apiKeys.isLive(actorKey))) {
+        throw refused(request, 'the runtime key that obtained it is revoked');
+      }
       if (!(await stands(token, request))) throw refused(request, 'its link is gone');
       return {
         kind: 'assistant',

@@ -13,6 +13,11 @@ type Settings = Pick<
 /** One counted sign-in attempt: `succeeded()` when its password was right. */
 export interface LoginAttempt {
   succeeded(): Promise<void>;
+  /**
+   * This attempt was not a wrong one: it alone is taken back from both counts, and the wrong ones stand
+   * until their window ends (a guessed secret whose count must not be reset by a right answer).
+   */
+  notWrong(): Promise<void>;
 }
 
 export interface LoginThrottle {
@@ -95,6 +100,10 @@ export function createAttemptThrottle(
       return {
         async succeeded() {
           await repository.clear(user);
+          await repository.uncount(address);
+        },
+        async notWrong() {
+          await repository.uncount(user);
           await repository.uncount(address);
         },
       };

@@ -101,8 +101,12 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     deviceClass: string,
     credential: Pick<CredentialValue, 'deviceId' | 'deviceName'>,
     now: number,
+    onlyNew: boolean,
   ) {
+    const taken = () =>
+      deviceErrors.DEVICE_ID_TAKEN(`The account already holds a device ${credential.deviceId}.`);
     const existing = await devices.find(user.accountNumber, credential.deviceId);
+    if (existing && onlyNew) throw taken();
     if (existing) {
       if (existing.enabled !== 1) throw deviceErrors.DEVICE_DISABLED();
       await devices.update(user.accountNumber, credential.deviceId, { last_seen_at: now });
@@ -128,9 +132,11 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       last_seen_at: now,
       last_playback_at: null,
     };
-    // A concurrent first sign-in of the same device may have inserted it: use that one.
-    if (!(await devices.insert(row)))
+    // A concurrent first sign-in of the same device may have inserted it: use that one (unless only new will do).
+    if (!(await devices.insert(row))) {
+      if (onlyNew) throw taken();
       return (await devices.find(user.accountNumber, credential.deviceId)) ?? row;
+    }
     return row;
   }
 
@@ -143,10 +149,11 @@ export function createAuthService({ config, users, devices, sessions, signingKey
     deviceClass: string,
     credential: Pick<CredentialValue, 'deviceId' | 'deviceName'>,
     qspVersion: string,
+    options: { onlyNew?: boolean } = {},
   ): Promise<TokensValue> {
     // Taken after the (deliberately slow) password check, so the new session starts fresh.
     const now = Date.now();
-    const device = await admitDevice(user, deviceClass, credential, now);
+    const device = await admitDevice(user, deviceClass, credential, now, options.onlyNew === true);
     const id = newSessionId();
     const refresh = newRefreshToken(id);
     const session: SessionRow = {

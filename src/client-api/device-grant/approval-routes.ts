@@ -12,7 +12,7 @@ import { deviceGrantErrors } from './errors.ts';
 import { DecisionParams, DeviceSignIn, SignInParams } from './schemas.ts';
 import type { Approver } from './service.ts';
 
-const { USER_CODE_INVALID, USER_CODE_THROTTLED } = deviceGrantErrors;
+const { USER_CODE_INVALID, USER_CODE_THROTTLED, SIGN_IN_REFUSALS_LIMITED } = deviceGrantErrors;
 
 /**
  * A TV sign-in seen and decided by someone already signed in to the account: one of its devices (a phone
@@ -89,10 +89,11 @@ export function deviceSignInRoutes(app: App, { guards, deviceGrants, repositorie
           ...signInOperation,
           id: 'DeviceSignIn_DecideAsync',
           summary:
-            "Signs the TV with this code in to the account (true) or refuses it (false); the TV's next poll gets its tokens or access_denied. The device limit is checked here.",
+            "Signs the TV with this code in to the account (true) or refuses it (false); the TV's next poll gets its tokens or access_denied. The device limit is checked here; refusals are bounded per account (DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT).",
           errors: [
             USER_CODE_INVALID,
             USER_CODE_THROTTLED,
+            SIGN_IN_REFUSALS_LIMITED,
             accountErrors.ACCOUNT_NOT_FOUND,
             deviceErrors.DEVICE_LIMIT_REACHED,
             deviceErrors.DEVICE_DISABLED,

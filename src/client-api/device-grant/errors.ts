@@ -12,11 +12,17 @@ export const deviceGrantErrors = defineErrors('client-api/device-grant', {
   DEVICE_CODE_EXPIRED: [400, 'The code expired; start over with a new one.'],
   PENDING_SIGN_INS_LIMITED: [
     429,
-    'Too many sign-in codes are waiting from this address; retry later.',
+    'Too many sign-in codes are waiting or were refused from this address; retry later.',
     ['retry-after'],
   ],
+  SIGN_INS_BUSY: [503, 'Too many TV sign-ins are waiting overall; retry later.', ['retry-after']],
   USER_CODE_INVALID: [404, 'No TV sign-in is waiting with this code.'],
   USER_CODE_THROTTLED: [429, 'Too many wrong codes; retry later.', ['retry-after']],
+  SIGN_IN_REFUSALS_LIMITED: [
+    429,
+    'This account refused too many TV sign-ins lately; the code expires on its own, or retry later.',
+    ['retry-after'],
+  ],
 });
 
 const e = deviceGrantErrors;
@@ -37,6 +43,7 @@ export const oauthErrorCodes: ReadonlyMap<string, string> = new Map(
       [e.SIGN_IN_DENIED, 'access_denied'],
       [e.DEVICE_CODE_EXPIRED, 'expired_token'],
       [e.PENDING_SIGN_INS_LIMITED, 'temporarily_unavailable'],
+      [e.SIGN_INS_BUSY, 'temporarily_unavailable'],
     ] as Array<[ErrorSpec, string]>
   ).map(([spec, code]) => [spec.type, code]),
 );

@@ -122,11 +122,11 @@ export async function deviceGrantOAuthRoutes(instance: App, api: ClientApi): Pro
           id: 'OAuth_DeviceAuthorization',
           summary: 'A TV asks for a sign-in code (RFC 8628 device authorization request).',
           description:
-            '`client_id` is a device class of DEVICE_GRANT_CLIENT_IDS (a public client: no secret); `device_id` and `device_name` name the TV. Errors: invalid_request, invalid_client, temporarily_unavailable (429: too many codes waiting from this address).',
+            '`client_id` is a device class of DEVICE_GRANT_CLIENT_IDS (a public client: no secret); `device_id` and `device_name` name the TV (its own word: the name is shown to the approver as untrusted text, and a device_id the account already holds gets a new device of its own). Errors: invalid_request, invalid_client, temporarily_unavailable (429: too many codes waiting or refused from this address, DEVICE_GRANT_MAX_PENDING_PER_ADDRESS; 503: too many waiting overall, DEVICE_GRANT_MAX_PENDING; both with Retry-After).',
         },
         DeviceAuthorizationRequest,
         DeviceAuthorizationResponse,
-        [e.OAUTH_REQUEST_INVALID, e.OAUTH_CLIENT_UNKNOWN, e.PENDING_SIGN_INS_LIMITED],
+        [e.OAUTH_REQUEST_INVALID, e.OAUTH_CLIENT_UNKNOWN, e.PENDING_SIGN_INS_LIMITED, e.SIGN_INS_BUSY],
       ),
     },
     async (request, reply) => {
@@ -143,7 +143,7 @@ export async function deviceGrantOAuthRoutes(instance: App, api: ClientApi): Pro
           id: 'OAuth_Token',
           summary: 'A TV polls for its tokens with its device_code (RFC 8628 device access token request).',
           description:
-            '`grant_type` is `urn:ietf:params:oauth:grant-type:device_code`. Until a person approves: 400 authorization_pending; faster than the interval: slow_down (the interval grows by 5 s); refused: access_denied (also when the account is full or the TV disabled); past expires_in: expired_token; unknown, used or of another client: invalid_grant. Approved: the tokens of a new session, as a password sign-in gives.',
+            '`grant_type` is `urn:ietf:params:oauth:grant-type:device_code`. Until a person approves: 400 authorization_pending; faster than the interval: slow_down (the interval grows by 5 s); refused: access_denied (also when the account is full or the TV disabled); past expires_in: expired_token; unknown, used or of another client: invalid_grant. Approved: the tokens of a new session, as a password sign-in gives, and the device the TV became (`device_id`: its own, with a suffix when the account already held that id).',
         },
         TokenRequest,
         TokenResponse,

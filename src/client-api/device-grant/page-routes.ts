@@ -45,6 +45,7 @@ function wordsFor(language: PageLanguage, error: ProblemError): string {
       return t.wrongCredentials;
     case 'LOGIN_THROTTLED':
     case 'USER_CODE_THROTTLED':
+    case 'SIGN_IN_REFUSALS_LIMITED':
       return t.throttled(Number(error.headers['retry-after'] ?? 60));
     case 'USER_CODE_INVALID':
       return t.wrongCode;

@@ -1,3 +1,4 @@
+import { readableTime } from '../../core/untrusted-text.ts';
 import type { PageLanguage, PageWords } from './page-text.ts';
 import { pageText } from './page-text.ts';
 import type { DeviceSignInValue } from './schemas.ts';
@@ -28,6 +29,8 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem;margin:0 0 .5rem}
 dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 .code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.6rem;letter-spacing:.12em;text-align:center;margin:.5rem 0}
 .lang{text-align:right;margin:0 0 .75rem}.lang a{color:#3a2fb8}
+.warning{background:#fff4d6;color:#5c4200;border-radius:8px;padding:.6rem .8rem;font-weight:600}
+.untrusted{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f3f4f7;border-radius:8px;padding:.4rem .6rem;margin:-.5rem 0 1rem;overflow-wrap:anywhere}
 `;
 
 function layout(language: PageLanguage, title: string, body: string, languageLink?: string): string {
@@ -97,13 +100,16 @@ export function confirmation(
     `<h1>${t.confirmTitle}</h1>
 ${problem(options.error)}
 <p class="code">${html(signIn.userCode)}</p>
+<p class="warning" role="note">${t.warning}</p>
 <p>${t.confirmIntro}</p>
 <dl>
-<dt>${t.device}</dt><dd>${html(signIn.deviceName)}</dd>
 <dt>${t.kind}</dt><dd>${html(signIn.deviceClass)}</dd>
-<dt>${t.id}</dt><dd>${html(signIn.deviceId)}</dd>
+<dt>${t.asked}</dt><dd>${html(readableTime(Date.parse(signIn.requestedAt)))}</dd>
+<dt>${t.from}</dt><dd>${html(signIn.requestedFrom)}</dd>
 <dt>${t.account}</dt><dd>${html(options.accountNumber)}</dd>
 </dl>
+<p>${t.device}</p>
+<p class="untrusted"><bdi>${html(signIn.deviceName)}</bdi></p>
 <form method="post" action="${html(options.action)}">
 <input type="hidden" name="lang" value="${language}">
 <input type="hidden" name="ticket" value="${html(options.ticket)}">

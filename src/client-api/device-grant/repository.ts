@@ -1,12 +1,29 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { DeviceGrantRow, DeviceGrantTables } from './tables.ts';
 
 /** A decision on a pending grant: approved for an account's user, or denied. */
 export interface GrantDecision {
   status: 'approved' | 'denied';
+  /** The device the TV becomes: the id it asked for, or one of its own when that one is taken. */
+  deviceId: string;
   accountNumber: string;
   platformUserId: string;
   decidedBy: string;
+}
+
+type Grants = SelectQueryBuilder<DeviceGrantTables, 'device_grants', object>;
+
+/** How many grants a query finds, and the earliest expiry among them. */
+async function countOf(query: Grants): Promise<{ count: number; nextExpiry?: number }> {
+  const row = await query
+    .select((eb) => [
+      eb.fn.countAll<number | string | bigint>().as('count'),
+      eb.fn.min('expires_at').as('next_expiry'),
+    ])
+    .executeTakeFirstOrThrow();
+  const next = row.next_expiry === null ? undefined : Number(row.next_expiry);
+  return { count: Number(row.count), ...(next === undefined ? {} : { nextExpiry: next }) };
 }
 
 /**
@@ -49,20 +66,36 @@ export function createDeviceGrantRepository(database: Database) {
       return db.selectFrom('device_grants').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    /** Grants of one client address still waiting for a decision, and when the first of them expires. */
-    async pendingOf(addressHash: string, now: number): Promise<{ count: number; nextExpiry?: number }> {
-      const row = await db
-        .selectFrom('device_grants')
-        .select((eb) => [
-          eb.fn.countAll<number | string | bigint>().as('count'),
-          eb.fn.min('expires_at').as('next_expiry'),
-        ])
-        .where('address_hash', '=', addressHash)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', now)
-        .executeTakeFirstOrThrow();
-      const next = row.next_expiry === null ? undefined : Number(row.next_expiry);
-      return { count: Number(row.count), ...(next === undefined ? {} : { nextExpiry: next }) };
+    /**
+     * Unexpired grants of one client address that are waiting or were refused (a refusal does not free its
+     * slot before the code's lifetime ends), and when the first of them expires.
+     */
+    async heldBy(addressHash: string, now: number): Promise<{ count: number; nextExpiry?: number }> {
+      return countOf(
+        db
+          .selectFrom('device_grants')
+          .where('address_hash', '=', addressHash)
+          .where('status', 'in', ['pending', 'denied'])
+          .where('expires_at', '>', now),
+      );
+    },
+
+    /** Unexpired grants one account refused, and when the first of them expires. */
+    async refusedBy(accountNumber: string, now: number): Promise<{ count: number; nextExpiry?: number }> {
+      return countOf(
+        db
+          .selectFrom('device_grants')
+          .where('account_number', '=', accountNumber)
+          .where('expires_at', '>', now)
+          .where('status', '=', 'denied'),
+      );
+    },
+
+    /** Unexpired grants waiting for a decision, of every address, and when the first of them expires. */
+    async pendingOverall(now: number): Promise<{ count: number; nextExpiry?: number }> {
+      return countOf(
+        db.selectFrom('device_grants').where('expires_at', '>', now).where('status', '=', 'pending'),
+      );
     },
 
     /**
@@ -100,6 +133,7 @@ export function createDeviceGrantRepository(database: Database) {
         .updateTable('device_grants')
         .set({
           status: decision.status,
+          device_id: decision.deviceId,
           account_number: decision.accountNumber,
           platform_user_id: decision.platformUserId,
           decided_by: decision.decidedBy,

@@ -53,6 +53,11 @@ export const TokenResponse = Type.Object(
     expires_in: Type.Integer(),
     refresh_token: Type.String({ description: 'For GET …/auth/devices/{deviceClass}/{deviceId}/tokens.' }),
     session_id: Type.String({ description: 'The new session (sign-out closes it).' }),
+    device_class: Type.String({ description: 'The device class the TV is signed in as (its client_id).' }),
+    device_id: Type.String({
+      description:
+        'The device the TV became: the device_id it asked for, or that id with a suffix when the account already held a device with it (a TV never takes over an existing device). Its refreshes name this one.',
+    }),
   },
   { description: 'The TV is signed in (RFC 6749 section 5.1).' },
 );
@@ -103,11 +108,24 @@ export const DeviceSignIn = Type.Object(
   {
     userCode: Type.String({ description: 'XXXX-XXXX.' }),
     deviceClass: Type.String({ description: 'The class the TV signs in as (its client id).' }),
-    deviceId: Type.String(),
-    deviceName: Type.String({ description: 'The name it gave, else "<class> <id>".' }),
+    deviceId: Type.String({
+      description:
+        'The id the TV asked for (its own word). If the account holds a device with it already, the TV gets a new device of its own on approval.',
+    }),
+    deviceName: Type.String({
+      description:
+        'The name the TV gave itself, untrusted: control and quoting characters removed, at most 32 characters; else "<class> <id>". Show it as quoted data on a line of its own, never inside a sentence.',
+    }),
     status: Type.Unsafe<'pending' | 'approved' | 'denied'>({
       type: 'string',
       enum: ['pending', 'approved', 'denied'],
+    }),
+    requestedAt: Type.String({ format: 'date-time', description: 'When the TV asked for its code.' }),
+    requestedFrom: Type.String({
+      description: 'The address it asked from, coarsely: an IPv4 /24 or an IPv6 /48 ("unknown" if not kept).',
+    }),
+    warning: Type.String({
+      description: 'What to show before the choice: approve only a code on a screen in front of you.',
     }),
     expiresAt: Type.String({ format: 'date-time' }),
   },

@@ -1,24 +1,24 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../../core/config.ts';
 import { ProblemError } from '../../core/errors.ts';
-import { isoTime } from '../../core/iso-time.ts';
 import { keyedHash } from '../../core/secrets.ts';
+import { coarseAddress, untrustedName } from '../../core/untrusted-text.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthService } from '../auth/service.ts';
 import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
-import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
 import type { UserRepository } from '../users/repository.ts';
-import { deviceCodeHash, displayUserCode, newDeviceCode, newUserCode, normalizeUserCode } from './codes.ts';
+import { deviceCodeHash, newDeviceCode, newUserCode, normalizeUserCode } from './codes.ts';
 import { deviceGrantErrors } from './errors.ts';
+import { createGrantBounds } from './grant-bounds.ts';
 import type { DeviceGrantRepository } from './repository.ts';
 import {
   DEVICE_CODE_GRANT_TYPE,
   type DeviceAuthorizationRequestValue,
-  type DeviceSignInValue,
   type TokenRequestValue,
 } from './schemas.ts';
+import { deviceNameOf, signInView } from './sign-in-view.ts';
 import type { DeviceGrantRow } from './tables.ts';
 
 type Settings = Pick<
@@ -27,6 +27,8 @@ type Settings = Pick<
   | 'DEVICE_GRANT_TTL'
   | 'DEVICE_GRANT_INTERVAL'
   | 'DEVICE_GRANT_MAX_PENDING_PER_ADDRESS'
+  | 'DEVICE_GRANT_MAX_PENDING'
+  | 'DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT'
   | 'MAX_DEVICES_PER_ACCOUNT'
   | 'CLIENT_API_BASE_PATH'
 >;
@@ -55,12 +57,16 @@ export interface DeviceGrantDeps {
   key: Buffer;
   /** client-api's public origin, read per call (known once it listens). */
   issuer(): string;
+  /** A request for codes refused at a bound: the address's, or the overall one (for /metrics). */
+  onLimited?(limit: 'address' | 'overall' | 'account'): void;
 }
 
 /** A poll this close to the interval is still on time: a TV's timer and the network are not exact. */
 const POLL_LEEWAY_MS = 250;
 /** Attempts to draw a user code not in use before giving up (20^8 codes: a clash is already rare). */
 const CODE_DRAWS = 5;
+/** The longest device id (DeviceId in auth/schemas.ts). */
+const DEVICE_ID_MAX_LENGTH = 48;
 /** The QSP version of a TV's session: the contract's default. */
 const TV_QSP_VERSION = 'V3';
 
@@ -74,6 +80,7 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
   const { config, grants, key } = deps;
   const clientIds = new Set(config.DEVICE_GRANT_CLIENT_IDS.split(','));
   const e = deviceGrantErrors;
+  const { mayRefuse, withinBounds } = createGrantBounds(config, grants, deps.onLimited);
   const base = () => `${deps.issuer()}${config.CLIENT_API_BASE_PATH}`;
   const userCodeHash = (letters: string) => keyedHash(key, `user-code:${letters}`);
 
@@ -81,21 +88,23 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
     if (!clientIds.has(clientId)) throw e.OAUTH_CLIENT_UNKNOWN(`The client_id ${clientId} is not known.`);
   };
 
-  const deviceNameOf = (grant: DeviceGrantRow) =>
-    (grant.device_name?.trim() || `${grant.client_id} ${grant.device_id}`).slice(0, DEVICE_NAME_MAX_LENGTH);
-
-  /** The device limit, checked when a person approves (and again when the TV takes its tokens). */
-  async function admissible(grant: DeviceGrantRow, accountNumber: string): Promise<void> {
-    const existing = await deps.devices.find(accountNumber, grant.device_id);
-    if (existing) {
-      if (existing.enabled !== 1) throw deviceErrors.DEVICE_DISABLED('This TV is disabled in the account.');
-      return;
-    }
+  /**
+   * The device a grant becomes when approved in an account: always a new one, never a device the account
+   * holds (whose id, class and sessions the TV would take over), so under the device limit. The TV keeps
+   * the id it asked for when that one is free, else gets it with a random suffix.
+   */
+  async function newDeviceFor(grant: DeviceGrantRow, accountNumber: string): Promise<string> {
     if ((await deps.devices.countEnabled(accountNumber)) >= config.MAX_DEVICES_PER_ACCOUNT) {
       throw deviceErrors.DEVICE_LIMIT_REACHED(
         `The account already holds ${config.MAX_DEVICES_PER_ACCOUNT} enabled devices: remove one first.`,
       );
     }
+    let deviceId = grant.device_id;
+    for (let draw = 0; await deps.devices.find(accountNumber, deviceId); draw++) {
+      if (draw === CODE_DRAWS) throw new Error('No free device id after several draws.');
+      deviceId = `${grant.device_id.slice(0, DEVICE_ID_MAX_LENGTH - 9)}-${randomBytes(4).toString('hex')}`;
+    }
+    return deviceId;
   }
 
   async function redeem(grant: DeviceGrantRow) {
@@ -106,7 +115,8 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
     if (!user) throw e.SIGN_IN_DENIED('The person who approved this sign-in no longer exists.');
     try {
       const device = { deviceId: grant.device_id, deviceName: deviceNameOf(grant) };
-      return await deps.auth.openSession(user, grant.client_id, device, TV_QSP_VERSION);
+      // A new device only: one that took this id since the approval is not the TV's to take over.
+      return await deps.auth.openSession(user, grant.client_id, device, TV_QSP_VERSION, { onlyNew: true });
     } catch (error) {
       // Between the approval and this poll the account may have filled up or disabled the TV.
       if (error instanceof ProblemError && error.status < 500) {
@@ -137,14 +147,7 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
     async authorize(request: DeviceAuthorizationRequestValue, clientAddress: string, now = Date.now()) {
       knownClient(request.client_id);
       const addressHash = keyedHash(key, `address:${clientAddress}`);
-      const pending = await grants.pendingOf(addressHash, now);
-      if (pending.count >= config.DEVICE_GRANT_MAX_PENDING_PER_ADDRESS) {
-        const retryAfter = Math.max(1, Math.ceil(((pending.nextExpiry ?? now) - now) / 1000));
-        throw e.PENDING_SIGN_INS_LIMITED(
-          `${pending.count} sign-in codes are waiting from this address; retry in ${retryAfter} seconds.`,
-          { headers: { 'retry-after': String(retryAfter) } },
-        );
-      }
+      await withinBounds(addressHash, now);
       const deviceCode = newDeviceCode();
       for (let draw = 0; draw < CODE_DRAWS; draw++) {
         const userCode = newUserCode();
@@ -154,8 +157,9 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
           user_code_hash: userCodeHash(userCode.replace('-', '')),
           client_id: request.client_id,
           device_id: request.device_id,
-          device_name: request.device_name?.trim() || null,
+          device_name: untrustedName(request.device_name) || null,
           address_hash: addressHash,
+          requested_from: coarseAddress(clientAddress),
           status: 'pending',
           poll_interval: config.DEVICE_GRANT_INTERVAL,
           last_polled_at: null,
@@ -207,6 +211,9 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
         expires_in: tokens.expiresIn,
         refresh_token: tokens.refreshToken,
         session_id: tokens.sessionId,
+        // The device the TV became, for its refreshes: another id than it asked for when that was taken.
+        device_class: grant.client_id,
+        device_id: grant.device_id,
       };
     },
 
@@ -220,7 +227,8 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
       const grant =
         letters === undefined ? undefined : await grants.pendingByUserCode(userCodeHash(letters), now);
       if (!grant) throw e.USER_CODE_INVALID();
-      await attempt.succeeded();
+      // Only time clears wrong codes: a right one (one's own TV's) must not wipe the guesses before it.
+      await attempt.notWrong();
       return grant;
     },
 
@@ -232,11 +240,13 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
 
     /** Approves (the device limit checked first) or denies a pending sign-in; decided already: 404. */
     async decide(grant: DeviceGrantRow, approver: Approver, approved: boolean, now = Date.now()) {
-      if (approved) await admissible(grant, approver.accountNumber);
+      if (!approved) await mayRefuse(approver.accountNumber, now);
+      const deviceId = approved ? await newDeviceFor(grant, approver.accountNumber) : grant.device_id;
       const decided = await grants.decide(
         grant.id,
         {
           status: approved ? 'approved' : 'denied',
+          deviceId,
           accountNumber: approver.accountNumber,
           platformUserId: approver.platformUserId,
           decidedBy: approver.via,
@@ -244,20 +254,15 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
         now,
       );
       if (!decided) throw e.USER_CODE_INVALID('This sign-in was decided already or has expired.');
-      return { ...grant, status: approved ? ('approved' as const) : ('denied' as const) };
-    },
-
-    /** What a person is shown of a sign-in: the TV's class, id and name, and the code. */
-    view(grant: DeviceGrantRow, letters: string): DeviceSignInValue {
       return {
-        userCode: displayUserCode(letters),
-        deviceClass: grant.client_id,
-        deviceId: grant.device_id,
-        deviceName: deviceNameOf(grant),
-        status: grant.status === 'redeemed' ? 'approved' : grant.status,
-        expiresAt: isoTime(grant.expires_at),
+        ...grant,
+        device_id: deviceId,
+        status: approved ? ('approved' as const) : ('denied' as const),
       };
     },
+
+    /** What a person is shown of a sign-in before deciding it (sign-in-view.ts). */
+    view: signInView,
   };
 }
 

@@ -19,8 +19,10 @@ export const deviceGrantColumns = {
     client_id: text(),
     device_id: text(),
     device_name: nullable(text()),
-    /** Keyed hash of the requesting client address: the pending limit per address counts it. */
+    /** Keyed hash of the requesting client address: the limit per address counts it. */
     address_hash: text(),
+    /** The requesting address, coarsely (IPv4 /24, IPv6 /48), to show the approver (migration 20261128010000). */
+    requested_from: nullable(text()),
     status: text<'pending' | 'approved' | 'denied' | 'redeemed'>(),
     /** Seconds the TV must wait between polls; grows by 5 on each `slow_down`. */
     poll_interval: integer(),

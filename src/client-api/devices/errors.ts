@@ -10,6 +10,7 @@ export const deviceErrors = defineErrors('client-api/devices', {
   ],
   DEVICE_LIMIT_REACHED: [409, 'The account already holds the most enabled devices it may.'],
   DEVICE_DISABLED: [403, 'This device is disabled in its account.'],
+  DEVICE_ID_TAKEN: [409, 'The account already holds a device with this id.'],
   DEVICE_NAME_TOO_LONG: [400, 'The device name is too long.'],
   DEVICE_NAME_REQUIRED: [400, 'A device name is required.'],
 });

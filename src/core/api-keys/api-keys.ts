@@ -69,6 +69,15 @@ export function createApiKeyStore(db: Kysely<CoreTables>) {
     },
 
     /**
+     * Whether the key with this id exists and is not revoked: one primary-key read, no cache, so what
+     * rests on a key (a delegated token it obtained) falls with it in every process at once.
+     */
+    async isLive(id: string): Promise<boolean> {
+      const row = await keys.findById(id);
+      return row !== undefined && row.revoked_at === null;
+    },
+
+    /**
      * The key's record when it is well formed, known and not revoked; otherwise undefined. No cache, so a
      * revocation made by any process is seen at once; the lookup is one primary-key read.
      */

@@ -179,14 +179,29 @@ export const clientApiVariables = {
     minimum: 1,
     maximum: 100000,
     default: 5,
-    description: 'TV sign-in codes waiting for approval per client address; one more is 429.',
+    description:
+      'TV sign-in codes per client address that are waiting for approval or were refused, until each expires (DEVICE_GRANT_TTL): a refusal does not free its slot. One more is 429 temporarily_unavailable (PENDING_SIGN_INS_LIMITED) with Retry-After. Counted in the store: every process enforces the same limit.',
+  }),
+  DEVICE_GRANT_MAX_PENDING: Type.Integer({
+    minimum: 1,
+    maximum: 10000000,
+    default: 10000,
+    description:
+      'TV sign-in codes waiting for approval overall, from every address; one more is 503 temporarily_unavailable (SIGN_INS_BUSY) with Retry-After. It also bounds the chance that a guessed code names a waiting TV: at most this many in 20^8 (docs/decisions.md). Counted in the store.',
+  }),
+  DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 20,
+    description:
+      'TV sign-ins one account may refuse whose codes have not expired yet (DEVICE_GRANT_TTL); one more refusal is 429 SIGN_IN_REFUSALS_LIMITED with Retry-After, and that code just waits until it expires. Counted in the store.',
   }),
   USER_CODE_MAX_FAILURES: Type.Integer({
     minimum: 1,
     maximum: 100000,
     default: 5,
     description:
-      'Wrong TV sign-in codes allowed per person (signed-in user or assistant user) within LOGIN_FAILURE_WINDOW; then 429 USER_CODE_THROTTLED with Retry-After.',
+      'Wrong TV sign-in codes allowed per person (signed-in user or assistant user) within LOGIN_FAILURE_WINDOW; then 429 USER_CODE_THROTTLED with Retry-After. Only the window ends the count: a right code takes back its own attempt and nothing more.',
   }),
   USER_CODE_MAX_FAILURES_PER_ADDRESS: Type.Integer({
     minimum: 1,

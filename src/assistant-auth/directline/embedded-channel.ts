@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../core/config.ts';
 import type { EventBus } from '../../core/events/event-bus.ts';
+import type { StoreCounter } from '../../core/limits/store-counter.ts';
 import { periodic } from '../../core/periodic.ts';
 import type { ConversationChannel } from '../channel/conversation-channel.ts';
+import { type ActivityLimitSettings, type ChannelLimit, createActivityLimits } from './activity-limits.ts';
 import type { AgentClient } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import { createAnsweringWorker } from './answering-worker.ts';
@@ -47,8 +49,12 @@ export interface EmbeddedDirectLine {
 }
 
 interface EmbeddedDirectLineDependencies {
-  settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS' | 'DIRECTLINE_ALLOWED_ORIGINS'> &
-    UploadQuotaSettings;
+  settings: Pick<
+    Config,
+    'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS' | 'DIRECTLINE_ALLOWED_ORIGINS' | 'DIRECTLINE_STREAMS'
+  > &
+    UploadQuotaSettings &
+    ActivityLimitSettings;
   conversationRepository: DirectLineRepository;
   claimRepository: AnswerClaimRepository;
   credentials: ChannelCredentials;
@@ -62,6 +68,10 @@ interface EmbeddedDirectLineDependencies {
   address: () => string;
   /** The service's /metrics, where the channel adds its own. */
   registry: Registry;
+  /** Where the limits shared by every process are counted (docs/limits.md). */
+  counter: StoreCounter;
+  /** Counts a refusal at one of the channel's limits in /metrics. */
+  refused: (limit: ChannelLimit) => void;
 }
 
 export function createEmbeddedDirectLine({
@@ -75,10 +85,14 @@ export function createEmbeddedDirectLine({
   logger,
   address,
   registry,
+  counter,
+  refused,
 }: EmbeddedDirectLineDependencies): EmbeddedDirectLine {
   const hub = createStreamHub(repository, logger.child({ component: 'directline-stream' }), {
     keepAliveMs: settings.DIRECTLINE_KEEPALIVE_MS,
     events,
+    maxStreams: settings.DIRECTLINE_STREAMS,
+    refused: () => refused('directline_streams'),
   });
   const metrics = createChannelMetrics(registry, () => hub.open);
   const links = createChannelLinks(address, credentials.fileSignature);
@@ -102,6 +116,7 @@ export function createEmbeddedDirectLine({
     answering,
     speakers,
     metrics,
+    limits: createActivityLimits(settings, counter, refused),
   });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });

@@ -75,7 +75,7 @@ export function createUploadQuota(
 export function withUploadQuota(repository: DirectLineRepository, quota: UploadQuota): DirectLineRepository {
   return {
     ...repository,
-    append: (conversationId, now, build, awaitAnswer, files, admission = quota) =>
-      repository.append(conversationId, now, build, awaitAnswer, files, admission),
+    append: (conversationId, now, build, awaitAnswer, files, admission, budget) =>
+      repository.append(conversationId, now, build, awaitAnswer, files, admission ?? quota, budget),
   };
 }

@@ -110,16 +110,14 @@ export function createDirectLineRepository(database: Database) {
       admission?: UploadAdmission,
       budget?: ActivityBudget,
     ): Promise<StoredActivity> {
-      return db
-        .transaction()
-        .execute((trx) =>
-          insertNextActivity(trx, conversationId, now, build, {
-            claim: awaitAnswer,
-            files,
-            admission,
-            budget,
-          }),
-        );
+      return db.transaction().execute((trx) =>
+        insertNextActivity(trx, conversationId, now, build, {
+          claim: awaitAnswer,
+          files,
+          admission,
+          budget,
+        }),
+      );
     },
 
     /** What the store holds for an upload to the conversation, read before its body is. */

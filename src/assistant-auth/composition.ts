@@ -123,6 +123,8 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
             users,
             audit,
           }),
+          /** Counts a token refused past CHAT_TOKEN_LIMIT in /metrics. */
+          refused: () => core.metrics.limitRefused('chat_token_per_address'),
         }
       : undefined,
     /**

@@ -28,53 +28,55 @@ function echo(): Agent & { release(): void } {
 
 /** The agents server over the echo agent, under the given limits. */
 function server(overrides: Env) {
-  const state = {
-    app: undefined as unknown as App,
-    core: undefined as unknown as TestCore,
-    agent: echo(),
-    jwks: undefined as unknown as JwksServer,
-    key: '',
+  let app: App;
+  let core: TestCore;
+  let jwks: JwksServer;
+  let key = '';
+  const agent = echo();
+  return {
+    agent,
     async start() {
-      state.jwks = await startJwksServer();
-      state.core = await createTestCore({
-        PUBLIC_BASE_URL: state.jwks.baseUrl,
-        ASSISTANT_JWKS_URL: state.jwks.jwksUrl,
+      jwks = await startJwksServer();
+      core = await createTestCore({
+        PUBLIC_BASE_URL: jwks.baseUrl,
+        ASSISTANT_JWKS_URL: jwks.jwksUrl,
         ...overrides,
       });
-      state.app = await buildServiceApp(state.core, {
-        ...agentsService,
-        plugin: agentsPlugin(() => [state.agent]),
-      });
-      await state.app.ready();
-      state.key = (await state.core.apiKeys.create('runtime', 'run-limits')).key;
+      app = await buildServiceApp(core, { ...agentsService, plugin: agentsPlugin(() => [agent]) });
+      await app.ready();
+      key = (await core.apiKeys.create('runtime', 'run-limits')).key;
     },
     async stop() {
-      await state.app.close();
-      await state.core.dispose();
-      await state.jwks.close();
+      await app.close();
+      await core.dispose();
+      await jwks.close();
     },
-    invoke(body: Record<string, unknown>, headers: Record<string, string> = { 'x-api-key': state.key }) {
-      return state.app.inject({ method: 'POST', url: '/agents/echo/invoke', headers, payload: body });
+    invoke(body: Record<string, unknown>, headers?: Record<string, string>) {
+      return app.inject({
+        method: 'POST',
+        url: '/agents/echo/invoke',
+        headers: headers ?? { 'x-api-key': key },
+        payload: body,
+      });
     },
     /** The assistant's channel calling for a conversation, bound to `speaker` when given. */
     async asChannel(conversationId: string, speaker?: string) {
-      const jwt = await state.jwks.sign(
+      const jwt = await jwks.sign(
         {
           sub: 'dl_user',
           channel: 'directline',
           conversationId,
           ...(speaker ? { assistant_id: speaker } : {}),
         },
-        { audience: 'sintonia-agents', issuer: state.jwks.issuer },
+        { audience: 'sintonia-agents', issuer: jwks.issuer },
       );
       return { authorization: `Bearer ${jwt}` };
     },
     async refusals(limit: string): Promise<number> {
-      const text = (await state.app.inject({ url: '/metrics' })).body;
+      const text = (await app.inject({ url: '/metrics' })).body;
       return sample(text, 'sintonia_limit_refusals_total', { limit }) ?? 0;
     },
   };
-  return state;
 }
 
 function assertRateLimited(response: {

@@ -50,6 +50,15 @@ export function chatPageRoutes(
   const files = chatPageAssets();
   const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
   const limiter = requestLimiter(settings.CHAT_TOKEN_LIMIT, settings.REQUEST_LIMIT_WINDOW);
+  /** One more token for this client (IPv6 by its /64), or 429 counted in /metrics. */
+  const admit = (request: FastifyRequest) => {
+    try {
+      limiter?.hit(clientAddressGroup(request.ip));
+    } catch (refusal) {
+      chatPage.refused();
+      throw refusal;
+    }
+  };
 
   // `npm start` prints where each service listens; this line tells where a person can talk to the assistant.
   app.addHook('onListen', function (done) {
@@ -100,7 +109,7 @@ export function chatPageRoutes(
       { hide: true, response: { 200: chatTokenSchema } },
     ),
     async (request, reply) => {
-      limiter?.hit(clientAddressGroup(request.ip));
+      admit(request);
       const { token, expires_in, conversationId } = await channel.token({});
       reply.header('cache-control', 'no-store');
       return { token, expires_in, conversationId, domain: chatPage.settings().domain };
@@ -130,7 +139,7 @@ export function chatPageRoutes(
       { hide: true, body: chatSignInSchema, response: { 200: chatTokenSchema } },
     ),
     async (request, reply) => {
-      limiter?.hit(clientAddressGroup(request.ip));
+      admit(request);
       const { username, password } = request.body;
       const { token, expires_in, conversationId } = await channel.token({
         speaker: () => chatPage.signIn(username, password, request.ip),

@@ -22,6 +22,7 @@ import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamOrigins, type StreamOrigins } from './stream-origins.ts';
 import {
   createUploadQuota,
+  type UploadLimit,
   type UploadQuota,
   type UploadQuotaSettings,
   withUploadQuota,
@@ -71,7 +72,7 @@ interface EmbeddedDirectLineDependencies {
   /** Where the limits shared by every process are counted (docs/limits.md). */
   counter: StoreCounter;
   /** Counts a refusal at one of the channel's limits in /metrics. */
-  refused: (limit: ChannelLimit) => void;
+  refused: (limit: ChannelLimit | UploadLimit) => void;
 }
 
 export function createEmbeddedDirectLine({
@@ -107,7 +108,7 @@ export function createEmbeddedDirectLine({
   const retentionMs = settings.CHANNEL_RETENTION * 1000;
   // Without retention only the files of conversations removed otherwise go, and nothing is in a hurry.
   const purgeEveryMs = retentionMs === 0 ? HOUR_MS : Math.min(HOUR_MS, Math.max(60_000, retentionMs));
-  const uploads = createUploadQuota(settings, repository, purgeEveryMs / 1000);
+  const uploads = createUploadQuota(settings, repository, purgeEveryMs / 1000, refused);
   const conversations = createConversationService({
     repository: withUploadQuota(repository, uploads),
     credentials,

@@ -137,7 +137,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
           id: 'invokeAgent',
           summary: 'One turn: the agent’s whole answer as JSON.',
           description:
-            'The client closing the connection cancels the agent’s work. Upstream rate limiting is 429 with Retry-After; upstream failures are 502.',
+            'The client closing the connection cancels the agent’s work. Upstream rate limiting, and the server’s own bounds on turns per person or conversation, overall and at once (docs/limits.md), are 429 AGENT_RATE_LIMIT_ERROR with Retry-After; upstream failures are 502.',
           errors: turnErrors,
         },
         { params: agentNameParams, body: invokeRequestSchema, response: { 200: invokeResponseSchema } },

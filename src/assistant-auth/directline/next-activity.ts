@@ -61,18 +61,19 @@ export async function insertNextActivity(
     .updateTable('directline_conversations')
     .set((eb) => {
       const newMinute = eb('minute_start', '<=', now - MINUTE_MS);
+      // Bound values, not literals: one statement text whatever the time and size.
       const counted = {
-        minute_start: eb.case().when(newMinute).then(now).else(eb.ref('minute_start')).end(),
+        minute_start: eb.case().when(newMinute).then(eb.val(now)).else(eb.ref('minute_start')).end(),
         minute_activities: eb
           .case()
           .when(newMinute)
-          .then(1)
+          .then(eb.val(1))
           .else(eb('minute_activities', '+', 1))
           .end(),
         minute_bytes: eb
           .case()
           .when(newMinute)
-          .then(bytes)
+          .then(eb.val(bytes))
           .else(eb('minute_bytes', '+', bytes))
           .end(),
       };

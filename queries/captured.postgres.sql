@@ -2,6 +2,7 @@
 -- product issued on postgres in its test flows, one per line (epoch-ms literals as 0). test/core/statement-plans.test.ts plans each.
 delete from "ad_contacts" where "id" = any(array(select "id" from "ad_contacts" where "created_at" < $1 order by "created_at" limit 2))
 delete from "agent_chat_history" where "id" = any(array(select "id" from "agent_chat_history" where "created_at" < $1 order by "created_at" limit 500))
+delete from "agent_chat_history" where "owner_hash" = $1 and "created_at" < $2
 delete from "agent_confirmations" where "expires_at" < $1
 delete from "assistant_callback_nonces" where "expires_at" <= $1
 delete from "assistant_callback_nonces" where "nonce_hash" = $1
@@ -38,7 +39,7 @@ insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values ($1, $2, $3, $4) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values ($1, $2, $3, $4, $5, $6, $7, $8)
-insert into "directline_conversations" ("id", "user_id", "last_seq", "created_at", "last_activity_at", "assistant_id") values ($1, $2, $3, $4, $5, $6) on conflict ("id") do nothing
+insert into "directline_conversations" ("id", "user_id", "last_seq", "created_at", "last_activity_at", "assistant_id", "activity_bytes", "minute_start", "minute_activities", "minute_bytes") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict ("id") do nothing
 insert into "directline_uploads" ("id", "conversation_id", "name", "content_type", "size", "content", "created_at") values ($1, $2, $3, $4, $5, $6, $7)
 insert into "login_failures" ("bucket", "failures", "window_start") values ($1, $2, $3) on conflict ("bucket") do update set "failures" = case when "login_failures"."window_start" <= 0 then 1 else "login_failures"."failures" + 1 end, "window_start" = case when "login_failures"."window_start" <= 0 then 0 else "login_failures"."window_start" end returning "failures", "window_start"
 insert into "mail_outbox" ("id", "kind", "sealed_message", "status", "attempts", "next_attempt_at", "locked_until", "created_at", "sent_at", "last_error") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -50,6 +51,7 @@ insert into "store_identity" ("name", "value", "recorded_at") values ($1, $2, $3
 insert into "subscriptions" ("platform_user_id", "cod_persona", "cod_oferta", "account_number", "product", "enabled", "enabled_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict ("platform_user_id", "cod_persona", "cod_oferta") do update set "enabled" = $9, "account_number" = $10, "updated_at" = $11, "enabled_at" = case when "subscriptions"."enabled" = $12 then "subscriptions"."enabled_at" else 0 end returning *
 insert into "users" ("platform_user_id", "account_number", "email", "password_hash", "profiles", "subscriptions", "created_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("account_number", "email") do nothing
 select "closed_at", "last_used_at" from "sessions" where "id" = $1
+select "created_at" from "agent_chat_history" where "owner_hash" = $1 and "position" = $2 order by "created_at" desc limit $3 offset $4
 select "device_id" from "devices" where "account_number" = $1 and "last_playback_at" >= $2 order by "device_id"
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = $1 and "directline_activities"."claimed_until" < $2 order by "directline_activities"."created_at" limit $3
 select "id" from "api_keys" where "id" = $1
@@ -117,7 +119,8 @@ update "devices" set "name" = $1 where "account_number" = $2 and "device_id" = $
 update "directline_activities" set "answer_state" = $1, "claimed_until" = $2, "claimed_by" = $3 where "conversation_id" = $4 and "seq" = $5 and "answer_state" = $6 and "claimed_by" = $7
 update "directline_activities" set "claimed_until" = $1 where "conversation_id" = $2 and "answer_state" = $3 and "claimed_by" = $4
 update "directline_activities" set "claimed_until" = $1, "claimed_by" = $2 where "conversation_id" = $3 and "seq" = $4 and "answer_state" = $5 and "claimed_until" = $6
-update "directline_conversations" set "last_seq" = "last_seq" + $1, "last_activity_at" = $2 where "id" = $3 returning "last_seq"
+update "directline_conversations" set "last_seq" = "last_seq" + $1, "last_activity_at" = $2, "activity_bytes" = "activity_bytes" + $3 where "id" = $4 returning "last_seq", "activity_bytes", "minute_start", "minute_activities", "minute_bytes"
+update "directline_conversations" set "last_seq" = "last_seq" + $1, "last_activity_at" = $2, "activity_bytes" = "activity_bytes" + $3, "minute_start" = case when "minute_start" <= $4 then $5 else "minute_start" end, "minute_activities" = case when "minute_start" <= $6 then $7 else "minute_activities" + $8 end, "minute_bytes" = case when "minute_start" <= $9 then $10 else "minute_bytes" + $11 end where "id" = $12 returning "last_seq", "activity_bytes", "minute_start", "minute_activities", "minute_bytes"
 update "login_failures" set "failures" = "failures" - $1 where "bucket" = $2 and "failures" > $3
 update "mail_outbox" set "attempts" = $1, "status" = $2, "next_attempt_at" = $3, "locked_until" = $4, "last_error" = $5 where "id" = $6
 update "mail_outbox" set "attempts" = $1, "status" = $2, "sent_at" = $3, "locked_until" = $4, "last_error" = $5, "sealed_message" = $6 where "id" = $7

@@ -2,6 +2,7 @@
 -- product issued on sqlite in its test flows, one per line (epoch-ms literals as 0). test/core/statement-plans.test.ts plans each.
 delete from "ad_contacts" where "id" in (select "id" from "ad_contacts" where "created_at" < ? order by "created_at" limit 2)
 delete from "agent_chat_history" where "id" in (select "id" from "agent_chat_history" where "created_at" < ? order by "created_at" limit 500)
+delete from "agent_chat_history" where "owner_hash" = ? and "created_at" < ?
 delete from "agent_confirmations" where "expires_at" < ?
 delete from "assistant_callback_nonces" where "expires_at" <= ?
 delete from "assistant_callback_nonces" where "nonce_hash" = ?
@@ -37,7 +38,7 @@ insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values (?, ?, ?, ?) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "device_id") do nothing
 insert into "directline_activities" ("conversation_id", "seq", "id", "activity", "created_at", "answer_state", "claimed_until", "claimed_by") values (?, ?, ?, ?, ?, ?, ?, ?)
-insert into "directline_conversations" ("id", "user_id", "last_seq", "created_at", "last_activity_at", "assistant_id") values (?, ?, ?, ?, ?, ?) on conflict ("id") do nothing
+insert into "directline_conversations" ("id", "user_id", "last_seq", "created_at", "last_activity_at", "assistant_id", "activity_bytes", "minute_start", "minute_activities", "minute_bytes") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("id") do nothing
 insert into "directline_uploads" ("id", "conversation_id", "name", "content_type", "size", "content", "created_at") values (?, ?, ?, ?, ?, ?, ?)
 insert into "login_failures" ("bucket", "failures", "window_start") values (?, ?, ?) on conflict ("bucket") do update set "failures" = case when "login_failures"."window_start" <= 0 then 1 else "login_failures"."failures" + 1 end, "window_start" = case when "login_failures"."window_start" <= 0 then 0 else "login_failures"."window_start" end returning "failures", "window_start"
 insert into "mail_outbox" ("id", "kind", "sealed_message", "status", "attempts", "next_attempt_at", "locked_until", "created_at", "sent_at", "last_error") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -50,6 +51,7 @@ insert into "subscriptions" ("platform_user_id", "cod_persona", "cod_oferta", "a
 insert into "users" ("platform_user_id", "account_number", "email", "password_hash", "profiles", "subscriptions", "created_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "email") do nothing
 select "a"."account_number" as "found_account", "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = ?
 select "closed_at", "last_used_at" from "sessions" where "id" = ?
+select "created_at" from "agent_chat_history" where "owner_hash" = ? and "position" = ? order by "created_at" desc limit ? offset ?
 select "device_id" from "devices" where "account_number" = ? and "last_playback_at" >= ? order by "device_id"
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = ? and "directline_activities"."claimed_until" < ? order by "directline_activities"."created_at" limit ?
 select "id" from "api_keys" where "id" = ?
@@ -114,7 +116,8 @@ update "devices" set "name" = ? where "account_number" = ? and "device_id" = ?
 update "directline_activities" set "answer_state" = ?, "claimed_until" = ?, "claimed_by" = ? where "conversation_id" = ? and "seq" = ? and "answer_state" = ? and "claimed_by" = ?
 update "directline_activities" set "claimed_until" = ? where "conversation_id" = ? and "answer_state" = ? and "claimed_by" = ?
 update "directline_activities" set "claimed_until" = ?, "claimed_by" = ? where "conversation_id" = ? and "seq" = ? and "answer_state" = ? and "claimed_until" = ?
-update "directline_conversations" set "last_seq" = "last_seq" + ?, "last_activity_at" = ? where "id" = ? returning "last_seq"
+update "directline_conversations" set "last_seq" = "last_seq" + ?, "last_activity_at" = ?, "activity_bytes" = "activity_bytes" + ? where "id" = ? returning "last_seq", "activity_bytes", "minute_start", "minute_activities", "minute_bytes"
+update "directline_conversations" set "last_seq" = "last_seq" + ?, "last_activity_at" = ?, "activity_bytes" = "activity_bytes" + ?, "minute_start" = case when "minute_start" <= ? then ? else "minute_start" end, "minute_activities" = case when "minute_start" <= ? then ? else "minute_activities" + ? end, "minute_bytes" = case when "minute_start" <= ? then ? else "minute_bytes" + ? end where "id" = ? returning "last_seq", "activity_bytes", "minute_start", "minute_activities", "minute_bytes"
 update "login_failures" set "failures" = "failures" - ? where "bucket" = ? and "failures" > ?
 update "mail_outbox" set "attempts" = ?, "status" = ?, "next_attempt_at" = ?, "locked_until" = ?, "last_error" = ? where "id" = ?
 update "mail_outbox" set "attempts" = ?, "status" = ?, "sent_at" = ?, "locked_until" = ?, "last_error" = ?, "sealed_message" = ? where "id" = ?

@@ -14,6 +14,11 @@ export interface AgentTurn {
    * to a person (never from the request body): the account tools act for this person's linked account.
    */
   speaker?: { assistantId: string };
+  /**
+   * Who called, as limits and memory tell callers apart (never from the request body): `key:<id>` for an
+   * API key, `channel:<name>` for the assistant's channel signing for this very conversation.
+   */
+  caller?: string;
   /** Aborted when the caller goes away: pass it to every call the agent makes. */
   signal: AbortSignal;
   /** The id of the request that brought the turn: the calls it makes to the family send it on. */

@@ -12,6 +12,9 @@ export type AgentCaller =
       subject?: string;
       /** The assistant user speaking, when the channel bound the conversation to a person (signed claim). */
       speaker?: string;
+      /** The channel and conversation the assistant signed the call for (claims `channel`, `conversationId`). */
+      channel?: string;
+      conversationId?: string;
     };
 
 declare module 'fastify' {
@@ -73,11 +76,13 @@ export function requireAgentCaller(
     if (!token) throw refusals.TOKEN_INVALID('The Authorization header must be `Bearer <JWT>`.');
     const outcome = await assistantTokens.verify(token);
     if (outcome.ok) {
-      const speaker = outcome.payload.assistant_id;
+      const { assistant_id: speaker, channel, conversationId } = outcome.payload;
       request.agentCaller = {
         kind: 'assistant',
         subject: outcome.payload.sub,
         ...(typeof speaker === 'string' && speaker.length > 0 ? { speaker } : {}),
+        ...(typeof channel === 'string' && channel.length > 0 ? { channel } : {}),
+        ...(typeof conversationId === 'string' && conversationId.length > 0 ? { conversationId } : {}),
       };
       return;
     }

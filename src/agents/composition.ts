@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { createAssistantTokenVerifier } from '../core/assistant-tokens.ts';
 import type { Core } from '../core/core.ts';
+import { createStoreCounter } from '../core/limits/store-counter.ts';
 import { type Agent, createAgentRegistry } from './agent.ts';
 import { createAssistantAgent } from './assistant/assistant-agent.ts';
 import { AGENTS_AUDIENCE, requireAgentCaller } from './auth.ts';
@@ -9,6 +10,7 @@ import { createChatHistory } from './chat/history.ts';
 import { configuredModelClient } from './chat/model-client.ts';
 import { type AgentMetrics, countedAgent, createAgentMetrics, uncounted } from './metrics.ts';
 import type { AgentsServer } from './routes.ts';
+import { createRunLimits, limitedAgent } from './run-limits.ts';
 import { createAccountClient } from './tools/account-client.ts';
 import type { AccountAccess } from './tools/account-tools.ts';
 import { createConfirmations } from './tools/confirmations.ts';
@@ -45,6 +47,7 @@ export function defaultAgents(core: Core, metrics: AgentMetrics = uncounted): Ag
         database: core.database,
         key: (purpose) => core.key(purpose),
         budgetTokens: config.CHAT_HISTORY_TOKENS,
+        maxTurns: config.CHAT_HISTORY_TURNS,
       }),
     ),
   ];
@@ -55,8 +58,8 @@ export type AgentsOf = (core: Core, metrics: AgentMetrics) => readonly Agent[];
 
 /**
  * The agents server's one composition root, built once per app (service.ts): the registry of the agents
- * `agentsOf` builds (tests pass their own), each counted on `metricsRegistry` (the service's /metrics), and the
- * caller check. Routes receive it and build nothing.
+ * `agentsOf` builds (tests pass their own), each counted on `metricsRegistry` (the service's /metrics) and
+ * admitted by the run limits (docs/limits.md), and the caller check. Routes receive it and build nothing.
  */
 export function composeAgents(
   core: Core,
@@ -64,8 +67,13 @@ export function composeAgents(
   metricsRegistry: Registry = new Registry(),
 ): AgentsServer {
   const metrics = createAgentMetrics(metricsRegistry);
+  // A turn refused at a limit never starts, so it is counted as a refusal, not as a run.
+  const limits = createRunLimits(core.config, createStoreCounter(core.database), (limit) =>
+    core.metrics.limitRefused(limit),
+  );
+  const admitted = (agent: Agent) => limitedAgent(countedAgent(agent, metrics), limits);
   return {
-    registry: createAgentRegistry(agentsOf(core, metrics).map((agent) => countedAgent(agent, metrics))),
+    registry: createAgentRegistry(agentsOf(core, metrics).map(admitted)),
     requireCaller: requireAgentCaller(core.apiKeys, createAssistantTokenVerifier(core, AGENTS_AUDIENCE)),
   };
 }

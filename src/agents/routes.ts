@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import Value from 'typebox/value';
+import { authErrors } from '../core/errors.ts';
 import type { App } from '../core/http/service-app.ts';
 import {
   type Agent,
@@ -67,6 +68,20 @@ function answerBody(
   return body;
 }
 
+/**
+ * Who called, as limits and memory tell callers apart. The assistant's token for one conversation is
+ * good for that conversation only: its memory is reachable through its channel and nothing else.
+ */
+function callerOf(caller: AgentCaller | undefined, conversationId: string | undefined): string | undefined {
+  if (caller?.kind === 'api-key') return `key:${caller.keyId}`;
+  if (caller?.kind !== 'assistant') return undefined;
+  if (caller.conversationId === undefined) return `assistant:${caller.subject ?? ''}`;
+  if (caller.conversationId !== conversationId) {
+    throw authErrors.ACCESS_DENIED('The assistant signed this call for another conversation.');
+  }
+  return `channel:${caller.channel ?? 'assistant'}`;
+}
+
 function turnOf(
   request: { id: string; body: InvokeRequest; agentCaller?: AgentCaller },
   signal: AbortSignal,
@@ -74,11 +89,13 @@ function turnOf(
   const { input, conversationId, locale, attachments } = request.body;
   const caller = request.agentCaller;
   const speaker = caller?.kind === 'assistant' ? caller.speaker : undefined;
+  const who = callerOf(caller, conversationId);
   return {
     input,
     conversationId,
     signal,
     requestId: request.id,
+    ...(who ? { caller: who } : {}),
     ...(locale ? { locale } : {}),
     ...(attachments ? { attachments } : {}),
     ...(speaker ? { speaker: { assistantId: speaker } } : {}),
@@ -120,7 +137,7 @@ export function agentRoutes(app: App, { registry, requireCaller: onRequest }: Ag
           id: 'invokeAgent',
           summary: 'One turn: the agent’s whole answer as JSON.',
           description:
-            'The client closing the connection cancels the agent’s work. Upstream rate limiting is 429 with Retry-After; upstream failures are 502.',
+            'The client closing the connection cancels the agent’s work. Upstream rate limiting, and the server’s own bounds on turns per person or conversation, overall and at once (docs/limits.md), are 429 AGENT_RATE_LIMIT_ERROR with Retry-After; upstream failures are 502.',
           errors: turnErrors,
         },
         { params: agentNameParams, body: invokeRequestSchema, response: { 200: invokeResponseSchema } },

@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
+import { createStoreCounter } from '../core/limits/store-counter.ts';
 import { createAccess } from './access.ts';
 import type { Audit } from './audit.ts';
 import { createCallbackParams, gatewayCallbackKey } from './callbacks/callback-param.ts';
@@ -60,6 +61,8 @@ function composeDirectLine(
     logger: core.logger,
     address,
     registry,
+    counter: createStoreCounter(core.database),
+    refused: (limit) => core.metrics.limitRefused(limit),
   });
 }
 
@@ -120,6 +123,8 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
             users,
             audit,
           }),
+          /** Counts a token refused past CHAT_TOKEN_LIMIT in /metrics. */
+          refused: () => core.metrics.limitRefused('chat_token_per_address'),
         }
       : undefined,
     /**

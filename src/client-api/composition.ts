@@ -150,6 +150,8 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
       outboxKey: core.key(OUTBOX_KEY_PURPOSE),
       hashKey: core.key('registration-rate-limit'),
       limitPerHour: config.REGISTRATION_RATE_LIMIT,
+      limitPerHourTotal: config.REGISTRATION_MAIL_PER_HOUR,
+      refused: (limit) => core.metrics.limitRefused(limit),
       onQueued: () => mailWorker.kick(),
     }),
     mailOutbox: { status: () => outboxStatus(outbox, { sent: true }) },

@@ -222,7 +222,11 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
       );
       assert.deepEqual(answer.value, body);
       assert.deepEqual(answer.channelData, { error: { status: 429, retryAfter: '7' } });
-      assert.equal(answer.text, `The assistant could not answer: ${body.message}`);
+      // At a limit the person is told plainly to wait, and how long; the technical message is in `value`.
+      assert.equal(
+        answer.text,
+        'The assistant is getting more messages than it can answer right now. Please wait 7 seconds and send your message again.',
+      );
       await stream.close();
     } finally {
       stub.answer = (agentCall) => ({ status: 200, body: { output: `echo: ${agentCall.body.input ?? ''}` } });

@@ -80,10 +80,10 @@ export function createChatAgent(
   accounts?: AccountAccess,
   history?: ChatHistory,
 ): Agent {
-  /** The conversation's memory is per conversation and speaker; a turn outside a conversation has none. */
+  /** The memory is per caller, conversation and speaker; a turn outside a conversation has none. */
   const ownerOf = (turn: AgentTurn): HistoryOwner | undefined =>
     history && turn.conversationId
-      ? { conversationId: turn.conversationId, assistantId: turn.speaker?.assistantId }
+      ? { conversationId: turn.conversationId, caller: turn.caller, assistantId: turn.speaker?.assistantId }
       : undefined;
 
   /** The system prompt, the remembered turns, then the person's words. */

@@ -6,9 +6,14 @@ import type { RetentionRule } from '../../core/db/retention.ts';
 import type { AgentTables } from '../tables.ts';
 import type { ChatMessage } from './model-client.ts';
 
-/** Whose conversation: the person speaking (none when anonymous) in one conversation. */
+/**
+ * Whose conversation: who started it (the caller: an API key, or the assistant's channel for this very
+ * conversation) and the person speaking (none when anonymous), in one conversation. Another caller with
+ * the same conversation id reaches other memory: none of what this one remembers.
+ */
 export interface HistoryOwner {
   conversationId: string;
+  caller?: string;
   assistantId?: string;
 }
 
@@ -19,6 +24,9 @@ export interface ChatHistory {
   /** Remembers one turn's messages (the person's, the tool calls and results, the answer), in order. */
   remember(owner: HistoryOwner, messages: ChatMessage[]): Promise<void>;
 }
+
+/** Turns kept per conversation when not configured (CHAT_HISTORY_TURNS's default). */
+const MAX_TURNS = 50;
 
 /** Rows read per recall at most: far more than any budget lets through. */
 const MAX_ROWS = 400;
@@ -34,6 +42,8 @@ export function createChatHistory(deps: {
   database: Database;
   key: (purpose: string) => Buffer;
   budgetTokens: number;
+  /** Turns kept per conversation (CHAT_HISTORY_TURNS): older ones go as new ones come. */
+  maxTurns?: number;
   now?: () => number;
 }): ChatHistory {
   const db = deps.database.db.withTables<AgentTables>();
@@ -41,8 +51,27 @@ export function createChatHistory(deps: {
   const now = deps.now ?? Date.now;
   const ownerHash = (owner: HistoryOwner) =>
     createHmac('sha256', ownerKey)
-      .update(`${owner.assistantId ?? ''}\u0000${owner.conversationId}`)
+      .update(`${owner.caller ?? ''}\u0000${owner.assistantId ?? ''}\u0000${owner.conversationId}`)
       .digest('base64url');
+
+  /** Deletes the owner's turns older than its newest `turns` (a turn's first message has position 0). */
+  async function forgetBeyond(hash: string, turns: number): Promise<void> {
+    const oldestKept = await db
+      .selectFrom('agent_chat_history')
+      .select('created_at')
+      .where('owner_hash', '=', hash)
+      .where('position', '=', 0)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .offset(turns - 1)
+      .executeTakeFirst();
+    if (!oldestKept) return;
+    await db
+      .deleteFrom('agent_chat_history')
+      .where('owner_hash', '=', hash)
+      .where('created_at', '<', oldestKept.created_at)
+      .execute();
+  }
 
   return {
     async recall(owner) {
@@ -93,6 +122,7 @@ export function createChatHistory(deps: {
           })),
         )
         .execute();
+      await forgetBeyond(ownerHash(owner), deps.maxTurns ?? MAX_TURNS);
     },
   };
 }

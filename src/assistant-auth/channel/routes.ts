@@ -3,6 +3,7 @@ import type { KeyClass } from '../../core/api-keys/api-keys.ts';
 import { authErrors, subsystemErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import type { AssistantAuth } from '../composition.ts';
+import { directLineErrors } from '../directline/errors.ts';
 import { channelErrors } from './errors.ts';
 import {
   channelSpeakerHeaders,
@@ -60,6 +61,7 @@ export function channelRoutes(app: App, { access, channel, users }: AssistantAut
           authErrors.ACCESS_DENIED,
           channelErrors.CHANNEL_BINDING_UNSUPPORTED,
           channelErrors.CHANNEL_SPEAKER_REMOVED,
+          directLineErrors.DIRECTLINE_CHANNEL_BUSY,
           subsystemErrors.SUBSYSTEM_ERROR,
         ],
       },

@@ -3,8 +3,10 @@ import Type from 'typebox';
 import { httpErrors, subsystemErrors } from '../../core/errors.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
 import type { App } from '../../core/http/service-app.ts';
+import { clientAddressGroup } from '../../core/limits/client-address.ts';
 import { channelErrors } from '../channel/errors.ts';
 import type { AssistantAuth } from '../composition.ts';
+import { directLineErrors } from '../directline/errors.ts';
 import { type Asset, type AssetSource, chatPageAssets } from './assets.ts';
 import { chatPageErrors } from './errors.ts';
 import {
@@ -48,6 +50,15 @@ export function chatPageRoutes(
   const files = chatPageAssets();
   const byName = new Map<string, AssetSource>(files.all.map((source) => [source.name, source]));
   const limiter = requestLimiter(settings.CHAT_TOKEN_LIMIT, settings.REQUEST_LIMIT_WINDOW);
+  /** One more token for this client (IPv6 by its /64), or 429 counted in /metrics. */
+  const admit = (request: FastifyRequest) => {
+    try {
+      limiter?.hit(clientAddressGroup(request.ip));
+    } catch (refusal) {
+      chatPage.refused();
+      throw refusal;
+    }
+  };
 
   // `npm start` prints where each service listens; this line tells where a person can talk to the assistant.
   app.addHook('onListen', function (done) {
@@ -98,7 +109,7 @@ export function chatPageRoutes(
       { hide: true, response: { 200: chatTokenSchema } },
     ),
     async (request, reply) => {
-      limiter?.hit(request.ip);
+      admit(request);
       const { token, expires_in, conversationId } = await channel.token({});
       reply.header('cache-control', 'no-store');
       return { token, expires_in, conversationId, domain: chatPage.settings().domain };
@@ -121,13 +132,14 @@ export function chatPageRoutes(
           chatPageErrors.CHAT_DEVICE_REFUSED,
           httpErrors.RATE_LIMITED,
           channelErrors.CHANNEL_BINDING_UNSUPPORTED,
+          directLineErrors.DIRECTLINE_CHANNEL_BUSY,
           subsystemErrors.SUBSYSTEM_ERROR,
         ],
       },
       { hide: true, body: chatSignInSchema, response: { 200: chatTokenSchema } },
     ),
     async (request, reply) => {
-      limiter?.hit(request.ip);
+      admit(request);
       const { username, password } = request.body;
       const { token, expires_in, conversationId } = await channel.token({
         speaker: () => chatPage.signIn(username, password, request.ip),

@@ -44,6 +44,17 @@ interface Dependencies {
   logger: Logger;
 }
 
+/**
+ * What the person reads when the agent did not answer. At a limit (429, ours or the model's) they are
+ * told plainly to wait and when to send again, not the agent's technical message.
+ */
+function failureText(outcome: { status: number; body: { message: string }; retryAfter?: string }) {
+  if (outcome.status !== 429) return `The assistant could not answer: ${outcome.body.message}`;
+  const seconds = Number(outcome.retryAfter);
+  const when = Number.isInteger(seconds) && seconds > 0 ? `${seconds} seconds` : 'a moment';
+  return `The assistant is getting more messages than it can answer right now. Please wait ${when} and send your message again.`;
+}
+
 function replyFrom(
   outcome: AgentOutcome,
 ): Pick<
@@ -62,7 +73,7 @@ function replyFrom(
   }
   return {
     type: 'message',
-    text: `The assistant could not answer: ${outcome.body.message}`,
+    text: failureText(outcome),
     // The message may quote what the agent or the person wrote.
     textFormat: 'plain',
     // The family error body as the agents server (or we, for a failed call) said it.

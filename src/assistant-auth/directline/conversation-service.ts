@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ActivityLimits } from './activity-limits.ts';
 import type { AnsweringWorker } from './answering-worker.ts';
 import {
   type Binding,
@@ -36,6 +37,8 @@ interface Dependencies {
   answering: AnsweringWorker;
   speakers: Speakers;
   metrics: Pick<ChannelMetrics, 'conversationStarted' | 'activityReceived'>;
+  /** What a conversation, and the channel, may take (docs/limits.md). */
+  limits: ActivityLimits;
 }
 
 /** Whether a conversation bound to an assistant user may still speak for its person (users/service.ts). */
@@ -63,9 +66,11 @@ export function createConversationService({
   answering,
   speakers,
   metrics,
+  limits,
 }: Dependencies) {
   /** Stores a conversation (see the repository's `start`), counting it when it is new. */
   async function startConversation(conversationId: string, userId: string, speaker?: string) {
+    await limits.admitConversation();
     const stored = await repository.start(conversationId, userId, Date.now(), speaker);
     if (stored === true) metrics.conversationStarted();
     return stored;
@@ -153,8 +158,9 @@ export function createConversationService({
         credential.kind === 'token'
           ? { conversationId: credential.conversationId, userId: credential.userId }
           : newBinding(body);
-      // No speaker here: a conversation is bound by /token or /token/wss only, never through Direct Line.
-      const created = (await startConversation(binding.conversationId, binding.userId)) === true;
+      // No speaker: only /token or /token/wss bind. A token's started conversation is not counted again.
+      const known = credential.kind === 'token' && (await repository.find(binding.conversationId));
+      const created = !known && (await startConversation(binding.conversationId, binding.userId)) === true;
       const row = await conversationFor(credential, binding.conversationId);
       if (speaksForSomeone(credential, row)) await ensureStillSpeaks(row);
       // The streamUrl of a start replays the conversation from its beginning.
@@ -179,6 +185,7 @@ export function createConversationService({
       // Direct Line delivers typing only over the stream and never stores it; nobody else listens here.
       if (input.type === 'typing') return { id: `${row.id}|typing-${randomBytes(4).toString('hex')}` };
       const now = Date.now();
+      await limits.admitActivity(now);
       const asksAgent = input.type === 'message' && Boolean(input.text?.trim());
       const { seq, activity } = await repository.append(
         row.id,
@@ -192,6 +199,9 @@ export function createConversationService({
           from: { ...input.from, id: row.userId, role: 'user' },
         }),
         asksAgent ? answering.claim() : undefined,
+        undefined,
+        undefined,
+        limits.budget,
       );
       metrics.activityReceived(activity.type);
       hub.notify(row.id);
@@ -224,6 +234,7 @@ export function createConversationService({
       }));
       const input = upload.activity ?? { type: 'message' };
       const now = Date.now();
+      await limits.admitActivity(now);
       const { seq, activity } = await repository.append(
         row.id,
         now,
@@ -244,6 +255,8 @@ export function createConversationService({
         }),
         answering.claim(),
         files,
+        undefined,
+        limits.budget,
       );
       metrics.activityReceived(activity.type);
       hub.notify(row.id);

@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../core/config.ts';
 import type { EventBus } from '../../core/events/event-bus.ts';
+import type { StoreCounter } from '../../core/limits/store-counter.ts';
 import { periodic } from '../../core/periodic.ts';
 import type { ConversationChannel } from '../channel/conversation-channel.ts';
+import { type ActivityLimitSettings, type ChannelLimit, createActivityLimits } from './activity-limits.ts';
 import type { AgentClient } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import { createAnsweringWorker } from './answering-worker.ts';
@@ -20,6 +22,7 @@ import { createStreamHub, type StreamHub } from './stream-hub.ts';
 import { createStreamOrigins, type StreamOrigins } from './stream-origins.ts';
 import {
   createUploadQuota,
+  type UploadLimit,
   type UploadQuota,
   type UploadQuotaSettings,
   withUploadQuota,
@@ -47,8 +50,12 @@ export interface EmbeddedDirectLine {
 }
 
 interface EmbeddedDirectLineDependencies {
-  settings: Pick<Config, 'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS' | 'DIRECTLINE_ALLOWED_ORIGINS'> &
-    UploadQuotaSettings;
+  settings: Pick<
+    Config,
+    'CHANNEL_RETENTION' | 'DIRECTLINE_KEEPALIVE_MS' | 'DIRECTLINE_ALLOWED_ORIGINS' | 'DIRECTLINE_STREAMS'
+  > &
+    UploadQuotaSettings &
+    ActivityLimitSettings;
   conversationRepository: DirectLineRepository;
   claimRepository: AnswerClaimRepository;
   credentials: ChannelCredentials;
@@ -62,6 +69,10 @@ interface EmbeddedDirectLineDependencies {
   address: () => string;
   /** The service's /metrics, where the channel adds its own. */
   registry: Registry;
+  /** Where the limits shared by every process are counted (docs/limits.md). */
+  counter: StoreCounter;
+  /** Counts a refusal at one of the channel's limits in /metrics. */
+  refused: (limit: ChannelLimit | UploadLimit) => void;
 }
 
 export function createEmbeddedDirectLine({
@@ -75,10 +86,14 @@ export function createEmbeddedDirectLine({
   logger,
   address,
   registry,
+  counter,
+  refused,
 }: EmbeddedDirectLineDependencies): EmbeddedDirectLine {
   const hub = createStreamHub(repository, logger.child({ component: 'directline-stream' }), {
     keepAliveMs: settings.DIRECTLINE_KEEPALIVE_MS,
     events,
+    maxStreams: settings.DIRECTLINE_STREAMS,
+    refused: () => refused('directline_streams'),
   });
   const metrics = createChannelMetrics(registry, () => hub.open);
   const links = createChannelLinks(address, credentials.fileSignature);
@@ -93,7 +108,7 @@ export function createEmbeddedDirectLine({
   const retentionMs = settings.CHANNEL_RETENTION * 1000;
   // Without retention only the files of conversations removed otherwise go, and nothing is in a hurry.
   const purgeEveryMs = retentionMs === 0 ? HOUR_MS : Math.min(HOUR_MS, Math.max(60_000, retentionMs));
-  const uploads = createUploadQuota(settings, repository, purgeEveryMs / 1000);
+  const uploads = createUploadQuota(settings, repository, purgeEveryMs / 1000, refused);
   const conversations = createConversationService({
     repository: withUploadQuota(repository, uploads),
     credentials,
@@ -102,6 +117,7 @@ export function createEmbeddedDirectLine({
     answering,
     speakers,
     metrics,
+    limits: createActivityLimits(settings, counter, refused),
   });
   const asChannel = { kind: 'secret' } as const;
   const start = (userId: string | undefined) => ({ user: userId ? { id: userId } : undefined });

@@ -35,7 +35,29 @@ export const directLineErrors = defineErrors('assistant-auth/directline', {
     'The channel holds as many uploaded files as it may; retry later.',
     ['retry-after'],
   ],
+  DIRECTLINE_CONVERSATION_FULL: [
+    413,
+    'This conversation holds as many activities as it may; start a new conversation.',
+  ],
+  DIRECTLINE_RATE_LIMITED: [
+    429,
+    'This conversation takes no more activities for now; retry later.',
+    ['retry-after'],
+  ],
+  DIRECTLINE_CHANNEL_BUSY: [429, 'The channel takes no more for now; retry later.', ['retry-after']],
+  DIRECTLINE_STREAMS_FULL: [
+    503,
+    'This channel holds as many streams as it may; retry later or poll.',
+    ['retry-after'],
+  ],
   DIRECTLINE_ORIGIN_NOT_ALLOWED: [403, 'Pages of this origin may not open the conversation’s stream.'],
   DIRECTLINE_FILE_NOT_FOUND: [404, 'No such file in this conversation (or removed after retention).'],
   DIRECTLINE_FILE_LINK_INVALID: [403, 'This file link is not valid for this conversation.'],
 });
+
+/** What a client's activity may be refused at, beyond its conversation's access (docs/limits.md). */
+export const activityLimitErrors = [
+  directLineErrors.DIRECTLINE_CONVERSATION_FULL,
+  directLineErrors.DIRECTLINE_RATE_LIMITED,
+  directLineErrors.DIRECTLINE_CHANNEL_BUSY,
+];

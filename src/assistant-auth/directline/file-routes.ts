@@ -5,7 +5,7 @@ import type { App } from '../../core/http/service-app.ts';
 import type { Operation } from '../operation.ts';
 import type { ConversationService } from './conversation-service.ts';
 import type { Credential } from './credentials.ts';
-import { directLineErrors } from './errors.ts';
+import { activityLimitErrors, directLineErrors } from './errors.ts';
 import type { StoredFile } from './next-activity.ts';
 import { conversationParams, fileParams, fileQuery, resourceResponseSchema, uploadQuery } from './schemas.ts';
 import { readUpload } from './upload.ts';
@@ -79,6 +79,7 @@ export async function fileRoutes(
             directLineErrors.DIRECTLINE_CONVERSATION_UPLOADS_FULL,
             directLineErrors.DIRECTLINE_UPLOAD_RATE_LIMITED,
             directLineErrors.DIRECTLINE_UPLOAD_STORE_FULL,
+            ...activityLimitErrors,
           ],
         },
         {

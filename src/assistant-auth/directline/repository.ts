@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
 import type { CoreTables } from '../../core/db/tables.ts';
+import type { ActivityBudget } from './activity-limits.ts';
 import { type Claim, insertNextActivity, type StoredActivity, type StoredFile } from './next-activity.ts';
 import type { Activity } from './schemas.ts';
 import type { DirectLineTables } from './tables.ts';
@@ -65,6 +66,10 @@ export function createDirectLineRepository(database: Database) {
             created_at: now,
             last_activity_at: now,
             assistant_id: assistantId,
+            activity_bytes: 0,
+            minute_start: 0,
+            minute_activities: 0,
+            minute_bytes: 0,
           })
           .onConflict((conflict) => conflict.column('id').doNothing())
           .executeTakeFirst();
@@ -103,10 +108,16 @@ export function createDirectLineRepository(database: Database) {
       awaitAnswer?: Claim,
       files?: readonly StoredFile[],
       admission?: UploadAdmission,
+      budget?: ActivityBudget,
     ): Promise<StoredActivity> {
-      return db
-        .transaction()
-        .execute((trx) => insertNextActivity(trx, conversationId, now, build, awaitAnswer, files, admission));
+      return db.transaction().execute((trx) =>
+        insertNextActivity(trx, conversationId, now, build, {
+          claim: awaitAnswer,
+          files,
+          admission,
+          budget,
+        }),
+      );
     },
 
     /** What the store holds for an upload to the conversation, read before its body is. */

@@ -7,7 +7,7 @@ import type { AssistantAuth } from '../composition.ts';
 import { type Operation, operation } from '../operation.ts';
 import { allowAnyOrigin, preflightOrNotFound } from './cors.ts';
 import type { Credential } from './credentials.ts';
-import { directLineErrors } from './errors.ts';
+import { activityLimitErrors, directLineErrors } from './errors.ts';
 import { fileRoutes } from './file-routes.ts';
 import {
   activityInput,
@@ -129,7 +129,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
           summary: 'Direct Line: start a conversation (201), or the token’s conversation again (200).',
           description:
             'With a token: its conversation, whatever `user.id` the body names (the token’s user stands); a token from `/token` bound to a person names a conversation that exists already (200). With the secret: a new one for `user.id` (or a generated `dl_…` id). Nothing here binds a conversation to a person or changes its binding. The streamUrl replays the conversation from its start.',
-          errors: [signInCheck],
+          errors: [signInCheck, directLineErrors.DIRECTLINE_CHANNEL_BUSY],
         },
         {
           body: conversationStartBody,
@@ -188,8 +188,8 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
           id: 'postActivity',
           summary: 'Direct Line: send an activity; a message is answered by the assistant agent.',
           description:
-            '`from.id` is always the token’s user. The answer (or the agent’s error, with the family error body in `value`) arrives as a bot activity.',
-          errors: ofConversation,
+            '`from.id` is always the token’s user. The answer (or the agent’s error, with the family error body in `value`) arrives as a bot activity. Bounded per conversation and for the channel (docs/limits.md).',
+          errors: [...ofConversation, ...activityLimitErrors],
         },
         { params: conversationParams, body: activityInput, response: { 200: resourceResponseSchema } },
       ),
@@ -214,6 +214,7 @@ async function conversationRoutes(app: App, { settings, directLine }: AssistantA
         if (!streamOrigins.allows(request.headers.origin)) {
           throw directLineErrors.DIRECTLINE_ORIGIN_NOT_ALLOWED();
         }
+        hub.checkRoom();
       },
       preHandler: async (request) => {
         await credentials.verifyStreamTicket(request.query.t, request.params.conversationId);

@@ -1,12 +1,15 @@
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import type { EventBus } from '../../core/events/event-bus.ts';
+import { directLineErrors } from './errors.ts';
 import type { DirectLineRepository } from './repository.ts';
 import type { Activity } from './schemas.ts';
 
 export interface StreamHub {
   /** Starts listening for activities other processes store, and the keep-alive. */
   start(): void;
+  /** Refuses an upgrade when this process holds DIRECTLINE_STREAMS streams already (503, Retry-After). */
+  checkRoom(): void;
   /** Takes a newly opened stream socket; a second socket for the same conversation is closed (collision). */
   attach(socket: WebSocket, conversationId: string, afterSeq: number): void;
   /** New activities are stored for this conversation: push them to its socket, here or in another process. */
@@ -34,6 +37,9 @@ interface StreamHubOptions {
   keepAliveMs: number;
   /** The store's events: how every process learns that a conversation has new activities. */
   events: EventBus;
+  /** Streams this process holds at most (DIRECTLINE_STREAMS); `refused` counts an upgrade turned away. */
+  maxStreams: number;
+  refused: () => void;
 }
 
 /** Payload: a conversation id, whose new activities the process holding its stream reads and sends. */
@@ -45,6 +51,10 @@ const BATCH = 100;
 /** After a failed read, a stream tries again this much later. */
 const RETRY_MS = 1000;
 const COLLISION_CLOSE_CODE = 4009;
+/** A full process frees a stream as soon as any socket closes: a client may try again shortly. */
+const FULL_RETRY_AFTER = '5';
+/** Close code "try again later", for a socket that got past the check while the last room was taken. */
+const FULL_CLOSE_CODE = 1013;
 
 /**
  * The WebSocket streams of this process: at most one per conversation. A stream is sent what is stored
@@ -140,7 +150,19 @@ export function createStreamHub(
       }, options.keepAliveMs);
       keepAlive.unref();
     },
+    checkRoom() {
+      if (streams.size < options.maxStreams) return;
+      options.refused();
+      throw directLineErrors.DIRECTLINE_STREAMS_FULL(undefined, {
+        headers: { 'retry-after': FULL_RETRY_AFTER },
+      });
+    },
     attach(socket, conversationId, afterSeq) {
+      if (streams.size >= options.maxStreams) {
+        options.refused();
+        socket.close(FULL_CLOSE_CODE, 'try again later');
+        return;
+      }
       if (streams.has(conversationId)) {
         socket.close(COLLISION_CLOSE_CODE, 'collision');
         return;

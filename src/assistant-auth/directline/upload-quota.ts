@@ -13,6 +13,9 @@ export type UploadQuotaSettings = Pick<
   | 'REQUEST_LIMIT_WINDOW'
 >;
 
+/** The names the refusals are counted by in /metrics (`sintonia_limit_refusals_total{limit}`). */
+export type UploadLimit = 'upload_conversation_full' | 'upload_per_token' | 'upload_store_full';
+
 /** The limits of the embedded channel's uploads beyond one upload's size, all counted in the store. */
 export interface UploadQuota extends UploadAdmission {
   /** Refuses an upload to a conversation that has no room left at all, before its body is read. */
@@ -31,6 +34,7 @@ export function createUploadQuota(
   settings: UploadQuotaSettings,
   repository: Pick<DirectLineRepository, 'uploadUsage'>,
   storeRetryAfter: number,
+  refused: (limit: UploadLimit) => void = () => {},
 ): UploadQuota {
   const windowSeconds = settings.REQUEST_LIMIT_WINDOW;
   const windowStart = (now: number) => now - windowSeconds * 1000;
@@ -42,18 +46,21 @@ export function createUploadQuota(
       settings.DIRECTLINE_CONVERSATION_UPLOAD_BYTES,
     ] as const;
     if (passes(usage.conversation, incoming, ...conversation)) {
+      refused('upload_conversation_full');
       throw directLineErrors.DIRECTLINE_CONVERSATION_UPLOADS_FULL(
         `This conversation may hold ${conversation[0]} files and ${conversation[1]} bytes of uploads; start a new conversation.`,
       );
     }
     const token = [settings.DIRECTLINE_TOKEN_UPLOAD_FILES, settings.DIRECTLINE_TOKEN_UPLOAD_BYTES] as const;
     if (passes(usage.recent, incoming, ...token)) {
+      refused('upload_per_token');
       throw directLineErrors.DIRECTLINE_UPLOAD_RATE_LIMITED(
         `A token may upload ${token[0]} files and ${token[1]} bytes within ${windowSeconds} s; retry later.`,
         retryAfter(windowSeconds),
       );
     }
     if (usage.store.bytes + incoming.bytes > settings.DIRECTLINE_UPLOAD_STORE_BYTES) {
+      refused('upload_store_full');
       throw directLineErrors.DIRECTLINE_UPLOAD_STORE_FULL(undefined, retryAfter(storeRetryAfter));
     }
   }
@@ -75,7 +82,7 @@ export function createUploadQuota(
 export function withUploadQuota(repository: DirectLineRepository, quota: UploadQuota): DirectLineRepository {
   return {
     ...repository,
-    append: (conversationId, now, build, awaitAnswer, files, admission = quota) =>
-      repository.append(conversationId, now, build, awaitAnswer, files, admission),
+    append: (conversationId, now, build, awaitAnswer, files, admission, budget) =>
+      repository.append(conversationId, now, build, awaitAnswer, files, admission ?? quota, budget),
   };
 }

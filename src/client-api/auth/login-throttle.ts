@@ -1,4 +1,5 @@
 import type { Config } from '../../core/config.ts';
+import { clientAddressGroup } from '../../core/limits/client-address.ts';
 import { keyedHash } from '../../core/secrets.ts';
 import { authenticationErrors } from './errors.ts';
 import type { LoginThrottleRepository } from './login-throttle-repository.ts';
@@ -93,7 +94,7 @@ export function createAttemptThrottle(
         prunedAt = now;
         await repository.dropEnded(now - windowMs);
       }
-      const address = `address:${keyedHash(key, clientAddress)}`;
+      const address = `address:${keyedHash(key, clientAddressGroup(clientAddress))}`;
       const user = `user:${keyedHash(key, username.trim().toLowerCase())}`;
       await countOrRefuse(address, limits.perAddress, now, 'address');
       await countOrRefuse(user, limits.perName, now, 'user');

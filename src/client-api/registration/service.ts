@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { clientAddressGroup } from '../../core/limits/client-address.ts';
 import { keyedHash } from '../../core/secrets.ts';
 import { enqueueMail } from '../mail/outbox.ts';
 import { registrationErrors } from './errors.ts';
@@ -23,6 +24,10 @@ export interface RegistrationDeps {
   /** Keys the hashes of addresses in counters and request records (no address stored in clear). */
   hashKey: Buffer;
   limitPerHour: number;
+  /** Registration e-mails queued per hour, all clients together (REGISTRATION_MAIL_PER_HOUR). */
+  limitPerHourTotal?: number;
+  /** Counts a refusal in /metrics: per client or e-mail address, or for all of them. */
+  refused?: (limit: 'registration_per_address' | 'registration_total') => void;
   /** Told after the commit, so the worker delivers at once instead of at its next poll. */
   onQueued(): void;
   now?: () => number;
@@ -44,16 +49,27 @@ export function createRegistrationService(deps: RegistrationDeps): RegistrationS
       await deps.repository.transaction(async (store) => {
         await store.dropOldWindows(windowStart - WINDOW_MS);
         const byClient = await store.countHit(
-          `registration:client:${keyedHash(deps.hashKey, clientAddress)}`,
+          `registration:client:${keyedHash(deps.hashKey, clientAddressGroup(clientAddress))}`,
           windowStart,
         );
         const byEmail = await store.countHit(`registration:email:${emailHash}`, windowStart);
+        const retryAfter = {
+          'retry-after': String(Math.max(1, Math.ceil((windowStart + WINDOW_MS - at) / 1000))),
+        };
+        // Thrown inside the transaction: the refused request is not counted.
         if (byClient > deps.limitPerHour || byEmail > deps.limitPerHour) {
-          const retryAfter = Math.max(1, Math.ceil((windowStart + WINDOW_MS - at) / 1000));
-          // Thrown inside the transaction: the refused request is not counted.
+          deps.refused?.('registration_per_address');
           throw registrationErrors.REGISTRATION_RATE_LIMITED(
             `At most ${deps.limitPerHour} registration requests per hour per client and per e-mail address.`,
-            { headers: { 'retry-after': String(retryAfter) } },
+            { headers: retryAfter },
+          );
+        }
+        const total = deps.limitPerHourTotal;
+        if (total !== undefined && (await store.countHit('registration:all', windowStart)) > total) {
+          deps.refused?.('registration_total');
+          throw registrationErrors.REGISTRATION_RATE_LIMITED(
+            `At most ${total} registration e-mails per hour, all clients together; retry later.`,
+            { headers: retryAfter },
           );
         }
         const outboxId = await enqueueMail(

@@ -26,6 +26,34 @@ export const agentsVariables = {
     description:
       'How much of a conversation the chat agent remembers: its most recent whole turns, tool calls and results included, up to about this many tokens (4 characters each). 0: none.',
   }),
+  AGENT_RUNS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 20,
+    description:
+      'Agent turns per party per minute: per person the channel bound (assistantId), per anonymous conversation, per API key for other calls; then 429 AGENT_RATE_LIMIT_ERROR with Retry-After. A chat turn makes at most 4 model calls. Counted in the store: every process shares it.',
+  }),
+  AGENT_RUNS_PER_MINUTE_TOTAL: Type.Integer({
+    minimum: 1,
+    maximum: 10000000,
+    default: 1200,
+    description:
+      'Agent turns per minute, all parties together (the model budget); then 429 AGENT_RATE_LIMIT_ERROR with Retry-After. Counted in the store.',
+  }),
+  AGENT_CONCURRENT_RUNS: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 64,
+    description:
+      'Agent turns one agents-server process runs at once; one more is 429 AGENT_RATE_LIMIT_ERROR with Retry-After 1. Counted in the process.',
+  }),
+  CHAT_HISTORY_TURNS: Type.Integer({
+    minimum: 1,
+    maximum: 10000,
+    default: 50,
+    description:
+      'Turns the chat agent keeps of one conversation; older ones are deleted as new ones are remembered (CHAT_HISTORY_TOKENS decides how many the model hears).',
+  }),
   MODEL_TIMEOUT_MS: Type.Integer({
     minimum: 10,
     maximum: 600000,

@@ -92,6 +92,55 @@ export const assistantAuthVariables = {
     description:
       'Bytes of uploaded files the embedded Direct Line channel keeps in the store, all conversations together (stored as base64: about 4/3 of it on disk); past it uploads are 429 DIRECTLINE_UPLOAD_STORE_FULL with Retry-After until the retention purge frees room.',
   }),
+  DIRECTLINE_CONVERSATION_ACTIVITIES: Type.Integer({
+    minimum: 10,
+    maximum: 1000000,
+    default: 2000,
+    description:
+      'Activities one conversation of the embedded Direct Line channel may hold, the assistant’s answers included; past it a client’s activity is 413 DIRECTLINE_CONVERSATION_FULL (start a new conversation). Counted on the conversation’s row: every process enforces it.',
+  }),
+  DIRECTLINE_CONVERSATION_ACTIVITY_BYTES: Type.Integer({
+    minimum: 65536,
+    maximum: 1073741824,
+    default: 8 * 1024 * 1024,
+    description:
+      'Bytes of activities (as stored, JSON) one conversation of the embedded channel may hold, answers included; past it 413 DIRECTLINE_CONVERSATION_FULL.',
+  }),
+  DIRECTLINE_ACTIVITIES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 60,
+    description:
+      'Activities clients may post to one conversation (so with any of its tokens) per minute; then 429 DIRECTLINE_RATE_LIMITED with Retry-After. Counted on the conversation’s row: every process enforces it.',
+  }),
+  DIRECTLINE_ACTIVITY_BYTES_PER_MINUTE: Type.Integer({
+    minimum: 65536,
+    maximum: 1073741824,
+    default: 1024 * 1024,
+    description:
+      'Bytes of activities clients may post to one conversation per minute (at least one largest body, BODY_LIMIT); then 429 DIRECTLINE_RATE_LIMITED with Retry-After.',
+  }),
+  DIRECTLINE_CHANNEL_ACTIVITIES_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 10000000,
+    default: 6000,
+    description:
+      'Activities clients may post to all conversations of the embedded channel together per minute; then 429 DIRECTLINE_CHANNEL_BUSY with Retry-After. Counted in the store (rate_limit_counters): every process shares it.',
+  }),
+  DIRECTLINE_CONVERSATIONS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 600,
+    description:
+      'Conversations the embedded channel starts per minute, all callers together; then 429 DIRECTLINE_CHANNEL_BUSY with Retry-After. Counted in the store: every process shares it.',
+  }),
+  DIRECTLINE_STREAMS: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 10000,
+    description:
+      'WebSocket streams one process of the embedded channel holds open (one per conversation at most); past it an upgrade is 503 DIRECTLINE_STREAMS_FULL with Retry-After (clients fall back to polling or retry). Counted in the process.',
+  }),
   DIRECTLINE_ALLOWED_ORIGINS: Type.String({
     default: '',
     pattern: '^( *(\\*|https?://[^\\s,/]+( *, *https?://[^\\s,/]+)*) *)?$',
@@ -115,7 +164,7 @@ export const assistantAuthVariables = {
     maximum: 100000,
     default: 10,
     description:
-      'Conversation tokens POST /chat/token hands out per client address per REQUEST_LIMIT_WINDOW; then 429 with Retry-After. Counted in each process’s memory.',
+      'Conversation tokens POST /chat/token (and the chat page’s sign-in) hand out per client address (IPv6 by /64) per REQUEST_LIMIT_WINDOW; then 429 with Retry-After. Counted in each process’s memory.',
   }),
   DIRECTLINE_AGENT: Type.String({
     default: 'assistant',

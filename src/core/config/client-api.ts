@@ -43,7 +43,15 @@ export const clientApiVariables = {
     minimum: 1,
     maximum: 100000,
     default: 5,
-    description: 'Registration e-mail requests allowed per client address and per e-mail address per hour.',
+    description:
+      'Registration e-mail requests allowed per client address (IPv6 by /64) and per e-mail address per hour; then 429 REGISTRATION_RATE_LIMITED with Retry-After. Counted in the store.',
+  }),
+  REGISTRATION_MAIL_PER_HOUR: Type.Integer({
+    minimum: 1,
+    maximum: 10000000,
+    default: 1000,
+    description:
+      'Registration e-mails queued per hour, all clients together; then 429 REGISTRATION_RATE_LIMITED with Retry-After. Counted in the store.',
   }),
   LOGIN_MAX_FAILURES: Type.Integer({
     minimum: 1,
@@ -56,7 +64,8 @@ export const clientApiVariables = {
     minimum: 1,
     maximum: 1000000,
     default: 20,
-    description: 'Failed sign-ins allowed per client address (any user names) within LOGIN_FAILURE_WINDOW.',
+    description:
+      'Failed sign-ins allowed per client address (IPv6 by /64; any user names) within LOGIN_FAILURE_WINDOW.',
   }),
   LOGIN_FAILURE_WINDOW: Type.Integer({
     minimum: 1,

@@ -10,6 +10,8 @@ import type { Database } from '../db/database.ts';
 export interface CoreMetrics {
   /** An API key's request refused, over its class's limit (429 RATE_LIMITED). */
   apiKeyRateLimited(keyClass: KeyClass): void;
+  /** A request refused at one of the bounds of docs/limits.md, named by its `limit` label there. */
+  limitRefused(limit: string): void;
   /** Adds these metrics to a service's registry. */
   register(registry: Registry): void;
 }
@@ -31,7 +33,13 @@ export function createCoreMetrics(database: Database): CoreMetrics {
       this.inc(database.statistics.statements);
     },
   });
-  const metrics: Array<Counter | Gauge> = [rateLimited, statements];
+  const refused = new Counter({
+    name: 'sintonia_limit_refusals_total',
+    help: 'Requests or turns refused at a bound of docs/limits.md, by limit (the table’s `limit` column).',
+    labelNames: ['limit'],
+    registers: [],
+  });
+  const metrics: Array<Counter | Gauge> = [rateLimited, statements, refused];
   const pool = database.postgres;
   if (pool !== undefined) {
     metrics.push(
@@ -79,6 +87,9 @@ export function createCoreMetrics(database: Database): CoreMetrics {
   return {
     apiKeyRateLimited(keyClass) {
       rateLimited.inc({ key_class: keyClass });
+    },
+    limitRefused(limit) {
+      refused.inc({ limit });
     },
     register(registry) {
       for (const metric of metrics) registry.registerMetric(metric);

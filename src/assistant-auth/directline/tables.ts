@@ -3,7 +3,7 @@ import { bigint, nullable, type SchemaColumns, type TableTypes, text } from '../
 /**
  * Tables of the embedded Direct Line channel (migrations 20261122084000_directline,
  * 20261122084001_directline-answers, 20261123200000_directline-uploads and
- * 20261123200004_directline-speaker, 20261128010000_directline-activity-limits). Times are epoch milliseconds.
+ * 20261123200004_directline-speaker, 20261128020000_directline-activity-limits). Times are epoch milliseconds.
  */
 export const directLineColumns = {
   directline_conversations: {
@@ -20,7 +20,7 @@ export const directLineColumns = {
      * user is removed (foreign key, on delete set null).
      */
     assistant_id: nullable(text()),
-    /** Bytes of the conversation's activities as stored (migration 20261128010000_directline-activity-limits). */
+    /** Bytes of the conversation's activities as stored (migration 20261128020000_directline-activity-limits). */
     activity_bytes: bigint(),
     /** Start of the minute whose client activities the two counts below hold (epoch milliseconds). */
     minute_start: bigint(),

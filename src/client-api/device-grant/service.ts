@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../../core/config.ts';
 import { ProblemError } from '../../core/errors.ts';
+import { clientAddressGroup } from '../../core/limits/client-address.ts';
 import { keyedHash } from '../../core/secrets.ts';
 import { coarseAddress, untrustedName } from '../../core/untrusted-text.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
@@ -146,7 +147,8 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
     /** POST …/oauth/device_authorization: new codes for a TV, within the pending limit of its address. */
     async authorize(request: DeviceAuthorizationRequestValue, clientAddress: string, now = Date.now()) {
       knownClient(request.client_id);
-      const addressHash = keyedHash(key, `address:${clientAddress}`);
+      // IPv6 by its /64, as every per-address limit: one line holds a whole /64.
+      const addressHash = keyedHash(key, `address:${clientAddressGroup(clientAddress)}`);
       await withinBounds(addressHash, now);
       const deviceCode = newDeviceCode();
       for (let draw = 0; draw < CODE_DRAWS; draw++) {

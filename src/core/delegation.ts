@@ -10,6 +10,12 @@ export const CLIENT_API_AUDIENCE = 'sintonia-client-api';
 /** A delegation lives at most this long, whatever is configured. */
 export const MAX_DELEGATION_TTL_SECONDS = 300;
 
+/**
+ * The acting party of assistant-auth's own check of a sign-in's session: no API key obtained its token,
+ * so it is the one actor client-api accepts without a live runtime key behind it.
+ */
+export const SIGN_IN_CHECK_ACTOR = 'assistant-auth:sign-in-check';
+
 /** What a delegated token may do on its account, one scope per kind of action. */
 export const delegationScopes = [
   /** List the account's devices and what each is playing. */

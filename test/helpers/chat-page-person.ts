@@ -35,7 +35,7 @@ export async function signInOnChatPage(assistantAuth: string, email: string): Pr
     headers: { ...json, ...bearer(body.token) },
     body: '{}',
   });
-  assert.ok([200, 201].includes(started.status), `start: ${started.status}`);
+  assert.ok([200, 201].includes(started.status), `start: ${started.status} ${await started.clone().text()}`);
   return { conversationId: body.conversationId, token: body.token };
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../core/config.ts';
-import { CLIENT_API_AUDIENCE, type DelegationClaims } from '../../core/delegation.ts';
+import { CLIENT_API_AUDIENCE, type DelegationClaims, SIGN_IN_CHECK_ACTOR } from '../../core/delegation.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
 
@@ -15,8 +15,6 @@ export interface SignInSessions {
   isOpen(assistantId: string, session: SignInSession): Promise<boolean>;
 }
 
-/** The acting party the check's token names, so client-api's audit tells it from the runtime's actions. */
-const ACTOR = 'assistant-auth:sign-in-check';
 /** The check's token is used once, at once. */
 const CHECK_TTL_SECONDS = 30;
 
@@ -42,7 +40,7 @@ export function createSignInSessions(
         sub: assistantId,
         acc: session.accountNumber,
         scope: 'devices:read',
-        act: { sub: ACTOR },
+        act: { sub: SIGN_IN_CHECK_ACTOR },
         sid: session.sessionId,
       };
       const token = await signer.sign(

@@ -14,6 +14,7 @@ import {
   type DelegationScope,
   delegationScopes,
   MAX_DELEGATION_TTL_SECONDS,
+  SIGN_IN_CHECK_ACTOR,
 } from '../../core/delegation.ts';
 import { subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
@@ -120,9 +121,11 @@ export function createDelegatedTokens(assistant: AssistantService): DelegatedTok
       const { sid } = outcome.payload;
       if (sid !== undefined && typeof sid !== 'string') throw refused(request, 'bad sid');
       // The key is read in the store at each use: revoked anywhere, refused everywhere from the next call.
-      const actorKey = ACTOR_KEY.exec(actor)?.[1];
-      if (actorKey === undefined || !(await assistant.apiKeys.isLive(actorKey))) {
-        throw refused(request, 'the runtime key that obtained it is revoked');
+      if (actor !== SIGN_IN_CHECK_ACTOR) {
+        const actorKey = ACTOR_KEY.exec(actor)?.[1];
+        if (actorKey === undefined || !(await assistant.apiKeys.isLive(actorKey))) {
+          throw refused(request, 'the runtime key that obtained it is revoked');
+        }
       }
       if (!(await stands(token, request))) throw refused(request, 'its link is gone');
       return {

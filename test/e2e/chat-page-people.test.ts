@@ -8,7 +8,7 @@ import { launchChromium } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
 import { horizontalOverflow, seriousAccessibilityProblems } from '../helpers/page-checks.ts';
-import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, PAGE_STEP_CEILING_MS, type WebChatPage } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
 const WIDTHS = [390, 1280] as const;
@@ -79,7 +79,9 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
         await page.fill('#sign-in input[name="username"]', `ana-${width}@example.test`);
         await page.fill('#sign-in input[name="password"]', 'not the password');
         await page.click('#sign-in button[type="submit"]');
-        await page.getByText('That e-mail or password is not right.').waitFor({ timeout: 30_000 });
+        await page
+          .getByText('That e-mail or password is not right.')
+          .waitFor({ timeout: PAGE_STEP_CEILING_MS });
         chat.problems.length = 0; // the 401 of the wrong password is what this step expected
         await assertFitsAndAccessible(chat, 'sign-in refused');
 

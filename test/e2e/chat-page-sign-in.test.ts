@@ -7,7 +7,7 @@ import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
-import { openWebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, PAGE_STEP_CEILING_MS } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
 
@@ -58,12 +58,16 @@ describe('the chat page in Chromium: signed in, the assistant acts on the person
       await page.fill('#sign-in input[name="username"]', 'ana@example.test');
       await page.fill('#sign-in input[name="password"]', 'not the password');
       await page.click('#sign-in button[type="submit"]');
-      await page.getByText('That e-mail or password is not right.').waitFor({ timeout: 30_000 });
+      await page
+        .getByText('That e-mail or password is not right.')
+        .waitFor({ timeout: PAGE_STEP_CEILING_MS });
       chat.problems.length = 0; // the 401 of the wrong password is what this step expected
 
       await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
       await page.click('#sign-in button[type="submit"]');
-      await page.getByText('Signed in as ana@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
+      await page
+        .getByText('Signed in as ana@example.test.', { exact: false })
+        .waitFor({ timeout: PAGE_STEP_CEILING_MS });
       await chat.connected();
 
       await chat.send('what devices do I have?');

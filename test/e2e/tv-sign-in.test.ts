@@ -9,7 +9,7 @@ import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium, watchPage } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
-import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, PAGE_STEP_CEILING_MS, type WebChatPage } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -105,14 +105,14 @@ describe('TV sign-in with a code: openid-client against the real server, three w
         await page.fill('#password', HOUSEHOLD_PASSWORD);
         if (shots) await screenshot(page, join(shots, 'tv-sign-in-phone.png'));
         await page.click('button[type="submit"]');
-        await page.getByText('Sign this TV in?').waitFor({ timeout: 30_000 });
+        await page.getByText('Sign this TV in?').waitFor({ timeout: PAGE_STEP_CEILING_MS });
         assert.match((await page.textContent('dl')) ?? '', /smarttv[\s\S]*UTC[\s\S]*\/24[\s\S]*TV-1001/);
         // The TV's own name on a line of its own, below the warning and the facts.
         assert.equal(await page.textContent('.untrusted'), 'Living room TV');
         assert.match((await page.textContent('.warning')) ?? '', /^Approve only a code shown on a screen/);
         if (shots) await screenshot(page, join(shots, 'tv-sign-in-confirm.png'));
         await page.getByRole('button', { name: 'Sign it in' }).click();
-        await page.getByText('Your TV is signed in').waitFor({ timeout: 30_000 });
+        await page.getByText('Your TV is signed in').waitFor({ timeout: PAGE_STEP_CEILING_MS });
         assert.deepEqual(problems, [], 'console errors, failed or external requests on the page');
       } finally {
         await context.close();
@@ -155,7 +155,7 @@ describe('TV sign-in with a code: openid-client against the real server, three w
       await page.fill('#username', 'tv@example.test');
       await page.fill('#password', HOUSEHOLD_PASSWORD);
       await page.click('button[type="submit"]');
-      await page.getByText('Sign this TV in?').waitFor({ timeout: 30_000 });
+      await page.getByText('Sign this TV in?').waitFor({ timeout: PAGE_STEP_CEILING_MS });
       assert.deepEqual(await violations(), [], 'the confirmation');
     } finally {
       await context.close();
@@ -233,7 +233,9 @@ async function signInOnChatPage(chat: WebChatPage) {
   await page.fill('#sign-in input[name="username"]', 'tv@example.test');
   await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
   await page.click('#sign-in button[type="submit"]');
-  await page.getByText('Signed in as tv@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
+  await page
+    .getByText('Signed in as tv@example.test.', { exact: false })
+    .waitFor({ timeout: PAGE_STEP_CEILING_MS });
   await chat.connected();
 }
 

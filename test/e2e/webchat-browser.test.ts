@@ -8,7 +8,7 @@ import { channelSecret } from '../../src/assistant-auth/directline/credentials.t
 import { launchChromium } from '../helpers/docs-page.ts';
 import { startTestFamily } from '../helpers/harness.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
-import { openWebChatPage, type WebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, PAGE_STEP_CEILING_MS, type WebChatPage } from '../helpers/webchat-page.ts';
 
 /** What the assistant agent answers, as Web Chat shows it (typographic apostrophes included). */
 const GREETING = /Sintonia assistant\. I can help with what.s on/;
@@ -34,7 +34,7 @@ async function uploadFile(chat: WebChatPage): Promise<void> {
     .locator('.webchat__stacked-layout--from-user')
     .filter({ hasText: 'notes.txt' })
     .last();
-  await sent.waitFor({ timeout: 30_000 });
+  await sent.waitFor({ timeout: PAGE_STEP_CEILING_MS });
   const href = await sent.locator('a[href]').first().getAttribute('href');
   assert.ok(href && !href.startsWith('blob:'), `the file's link points at the channel: ${href}`);
   const downloaded = await chat.page.evaluate(async (url) => (await fetch(url)).text(), href);
@@ -103,7 +103,7 @@ describe('the chat page in Chromium: the stock Web Chat against the embedded Dir
     try {
       await converse(chat, 'hello', GREETING);
       // The Direct Line client waits 3 to 15 s (at random) before it reconnects a dropped stream.
-      const reopened = chat.page.waitForEvent('websocket', { timeout: 30_000 });
+      const reopened = chat.page.waitForEvent('websocket', { timeout: PAGE_STEP_CEILING_MS });
       assert.equal(await chat.dropSockets(), 1, 'one open stream dropped');
       await reopened;
       await chat.connected();

@@ -11,7 +11,7 @@ import {
 import { launchChromium } from '../helpers/docs-page.ts';
 import { createTestCore, startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
-import { openWebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, PAGE_STEP_CEILING_MS } from '../helpers/webchat-page.ts';
 
 const BASE = '/api/v1';
 /** A device name anyone who signs a device in may choose: markdown and HTML, 64 characters (the limit). */
@@ -57,7 +57,9 @@ describe('the chat page in Chromium: device names and echoed words are shown as 
       await page.fill('#sign-in input[name="username"]', 'eve@example.test');
       await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
       await page.click('#sign-in button[type="submit"]');
-      await page.getByText('Signed in as eve@example.test.', { exact: false }).waitFor({ timeout: 30_000 });
+      await page
+        .getByText('Signed in as eve@example.test.', { exact: false })
+        .waitFor({ timeout: PAGE_STEP_CEILING_MS });
       await chat.connected();
 
       await chat.send('what devices do I have?');

@@ -46,6 +46,13 @@ const TRACK_SOCKETS = `(() => {
   Object.defineProperty(window, '__openedSockets', { value: opened });
 })();`;
 
+/**
+ * How long any one step of the page may take before the test gives up: a ceiling, not a measurement. On a
+ * loaded two-core CI machine, loading and parsing Web Chat's 4 MB bundle in several pages at once has
+ * taken over 30 s.
+ */
+export const PAGE_STEP_CEILING_MS = 120_000;
+
 /** Opens the chat page (`<serviceUrl>/chat`) in a fresh context and waits until Web Chat is connected. */
 export async function openWebChatPage(
   browser: Browser,
@@ -61,6 +68,8 @@ export async function openWebChatPage(
     viewport: options.viewport ?? { width: 1000, height: 760 },
     locale: options.locale ?? 'en-US',
   });
+  context.setDefaultTimeout(PAGE_STEP_CEILING_MS);
+  context.setDefaultNavigationTimeout(PAGE_STEP_CEILING_MS);
   const page = await context.newPage();
   let sockets = 0;
   await page.addInitScript(TRACK_SOCKETS);
@@ -72,7 +81,10 @@ export async function openWebChatPage(
   });
 
   const query = options.transport === 'polling' ? '?transport=polling' : '';
-  const response = await page.goto(`${serviceUrl}/chat${query}`, { waitUntil: 'load' });
+  const response = await page.goto(`${serviceUrl}/chat${query}`, {
+    waitUntil: 'load',
+    timeout: PAGE_STEP_CEILING_MS,
+  });
   if (response?.status() !== 200) throw new Error(`GET ${serviceUrl}/chat answered ${response?.status()}`);
 
   const input = page.locator('[data-id="webchat-sendbox-input"]');
@@ -85,7 +97,7 @@ export async function openWebChatPage(
       // Web Chat says it in the page's language (English or Spanish here).
       await page
         .getByText(/^(Connectivity Status: Connected|Estado de conexión: Conectado)$/)
-        .waitFor({ state: 'attached', timeout: 30_000 });
+        .waitFor({ state: 'attached', timeout: PAGE_STEP_CEILING_MS });
     },
     async send(text) {
       await input.fill(text);
@@ -96,7 +108,7 @@ export async function openWebChatPage(
         .locator('.webchat__bubble:not(.webchat__bubble--from-user) .webchat__bubble__content')
         .filter({ hasText: pattern })
         .last();
-      await bubble.waitFor({ timeout: 30_000 });
+      await bubble.waitFor({ timeout: PAGE_STEP_CEILING_MS });
       return (await bubble.innerText()).trim();
     },
     transcript: () =>
@@ -127,11 +139,11 @@ export async function openWebChatPage(
       // The attach button shows it holds a file once Web Chat has read it (and made its thumbnail).
       await page
         .locator('.webchat__upload-button .webchat__attachment-icon--checked')
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: PAGE_STEP_CEILING_MS });
     },
     close: () => context.close(),
   };
-  await input.waitFor({ timeout: 30_000 });
+  await input.waitFor({ timeout: PAGE_STEP_CEILING_MS });
   await chat.connected();
   return chat;
 }

@@ -9,13 +9,7 @@ import {
   type StreamActivity,
   startAgentsStub,
 } from './helpers/directline-stream.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  expires_in: number;
-  streamUrl: string;
-}
+import { type ConversationAnswer, directLineCall } from './helpers/directline-wire.ts';
 
 describe('embedded Direct Line channel (agents server stood in by a loopback stub)', () => {
   let stub: AgentsStub;
@@ -39,14 +33,7 @@ describe('embedded Direct Line channel (agents server stood in by a loopback stu
   });
 
   const call = (method: string, path: string, bearer?: string, body?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    directLineCall(base, method, path, { bearer, body });
   const tokenWss = async (): Promise<ConversationAnswer> => {
     const response = await fetch(`${base}/token/wss`, { headers: { 'x-api-key': apiKey } });
     assert.equal(response.status, 200);

@@ -1,58 +1,33 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
-import { type Env, startTestFamily, type TestCore } from '../helpers/harness.ts';
-import { sample, scrape } from '../helpers/metrics-text.ts';
+import type { Env } from '../helpers/harness.ts';
 import { awayFromMinuteEdge } from '../helpers/minute-edge.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
+import {
+  type ConversationAnswer,
+  directLineCall,
+  embeddedChannel,
+  limitRefusals,
+} from './helpers/directline-wire.ts';
 
 /** The embedded channel under the given limits; an unreachable agents server answers every message. */
 function channel(overrides: Env) {
-  let core: TestCore;
-  let close: () => Promise<void>;
-  let base = '';
-  const state = {
-    async start() {
-      ({ core, close } = await startTestFamily(['assistant-auth'], {
-        AGENTS_URL: 'http://127.0.0.1:9/',
-        ...overrides,
-      }));
-      base = core.serviceUrl('assistant-auth');
-    },
-    stop: () => close(),
-    get base() {
-      return base;
-    },
-    start201: () =>
-      fetch(`${base}/v3/directline/conversations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${channelSecret(core)}`, 'content-type': 'application/json' },
-        body: '{}',
-      }),
-    async conversation(): Promise<ConversationAnswer> {
-      const response = await state.start201();
-      assert.equal(response.status, 201);
-      return (await response.json()) as ConversationAnswer;
-    },
+  const family = embeddedChannel(overrides);
+  return Object.assign(family, {
     /** One event activity (never answered by the agent) of about `size` bytes. */
     post(to: ConversationAnswer, size = 10): Promise<Response> {
-      return fetch(`${base}/v3/directline/conversations/${to.conversationId}/activities`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${to.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'event', name: 'note', value: 'x'.repeat(size), from: { id: 'u' } }),
-      });
+      return directLineCall(
+        family.base,
+        'POST',
+        `/v3/directline/conversations/${to.conversationId}/activities`,
+        {
+          bearer: to.token,
+          body: { type: 'event', name: 'note', value: 'x'.repeat(size), from: { id: 'u' } },
+        },
+      );
     },
-    async refusals(limit: string): Promise<number> {
-      return sample(await scrape(base), 'sintonia_limit_refusals_total', { limit }) ?? 0;
-    },
-  };
-  return state;
+    refusals: (limit: string) => limitRefusals(family.base, limit),
+  });
 }
 
 async function assertRefused(response: Response, status: number, type: string, retryAfter: boolean) {
@@ -122,7 +97,7 @@ describe('Direct Line: what the channel takes per minute, all conversations toge
   it('starts DIRECTLINE_CONVERSATIONS_PER_MINUTE conversations, then 429 DIRECTLINE_CHANNEL_BUSY with Retry-After', async () => {
     await awayFromMinuteEdge();
     const started = [await family.conversation(), await family.conversation(), await family.conversation()];
-    await assertRefused(await family.start201(), 429, 'DIRECTLINE_CHANNEL_BUSY', true);
+    await assertRefused(await family.startConversation(), 429, 'DIRECTLINE_CHANNEL_BUSY', true);
     assert.equal(await family.refusals('directline_channel_conversations'), 1);
     // The activities of the conversations started are counted for the channel as a whole.
     for (const n of [0, 1, 2, 0])

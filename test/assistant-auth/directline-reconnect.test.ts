@@ -11,12 +11,7 @@ import {
   type StreamActivity,
   startAgentsStub,
 } from './helpers/directline-stream.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
+import type { ConversationAnswer } from './helpers/directline-wire.ts';
 
 describe('embedded Direct Line channel: reconnecting after a dropped socket', () => {
   let stub: AgentsStub;

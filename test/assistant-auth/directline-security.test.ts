@@ -5,18 +5,7 @@ import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { refusedUpgrade } from './helpers/directline-stream.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  errors: Array<{ type: string; message: string }>;
-}
+import { type ConversationAnswer, directLineCall, type ErrorBody } from './helpers/directline-wire.ts';
 
 /** Opens a stream as a page of `origin` would (none: as a non-browser client): 101, or the refusal. */
 function upgradeFrom(url: string, origin?: string): Promise<{ status: number; body?: ErrorBody }> {
@@ -47,14 +36,7 @@ describe('embedded Direct Line channel: who may call what', () => {
   let userId: string;
 
   const call = (method: string, path: string, authorization?: string, body?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(authorization ? { authorization } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    directLineCall(base, method, path, { authorization, body });
 
   before(async () => {
     // No agent is ever called here: nothing is posted with a valid token.

@@ -2,53 +2,21 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { channelSecret } from '../../src/assistant-auth/directline/credentials.ts';
 import { createDirectLineRepository } from '../../src/assistant-auth/directline/repository.ts';
-import { type Env, startTestFamily, type TestCore } from '../helpers/harness.ts';
-import { sample, scrape } from '../helpers/metrics-text.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  errors: Array<{ type: string; message: string }>;
-}
-
-interface SeenActivity {
-  from: { role?: string };
-  attachments?: unknown[];
-}
+import type { Env, TestCore } from '../helpers/harness.ts';
+import {
+  activitiesOf,
+  type ConversationAnswer,
+  directLineCall,
+  type ErrorBody,
+  embeddedChannel,
+  limitRefusals,
+} from './helpers/directline-wire.ts';
 
 /** One family of the embedded channel under the given limits; nothing here needs the agent to answer. */
 function channel(overrides: Env) {
-  let core: TestCore;
-  let close: () => Promise<void>;
-  let base = '';
-  const state = {
-    get core() {
-      return core;
-    },
-    async start() {
-      ({ core, close } = await startTestFamily(['assistant-auth'], {
-        AGENTS_URL: 'http://127.0.0.1:9/',
-        ...overrides,
-      }));
-      base = core.serviceUrl('assistant-auth');
-    },
-    stop: () => close(),
-    async conversation(): Promise<ConversationAnswer> {
-      const response = await fetch(`${base}/v3/directline/conversations`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${channelSecret(core)}`, 'content-type': 'application/json' },
-        body: '{}',
-      });
-      assert.equal(response.status, 201);
-      return (await response.json()) as ConversationAnswer;
-    },
+  const family = embeddedChannel(overrides);
+  return Object.assign(family, {
     /** One upload of files of the given sizes, with the conversation's token unless another is given. */
     upload(to: ConversationAnswer, sizes: number[], token = to.token): Promise<Response> {
       const form = new FormData();
@@ -59,7 +27,7 @@ function channel(overrides: Env) {
       for (const [index, size] of sizes.entries()) {
         form.append('file', new Blob([new Uint8Array(randomBytes(size))]), `file-${index}.bin`);
       }
-      return fetch(`${base}/v3/directline/conversations/${to.conversationId}/upload`, {
+      return fetch(`${family.base}/v3/directline/conversations/${to.conversationId}/upload`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}` },
         body: form,
@@ -67,11 +35,7 @@ function channel(overrides: Env) {
     },
     /** How many files the conversation's stored messages name. */
     async storedFiles(of: ConversationAnswer): Promise<number> {
-      const response = await fetch(`${base}/v3/directline/conversations/${of.conversationId}/activities`, {
-        headers: { authorization: `Bearer ${of.token}` },
-      });
-      const { activities } = (await response.json()) as { activities: SeenActivity[] };
-      return activities
+      return (await activitiesOf(family.base, of))
         .filter((activity) => activity.from.role === 'user')
         .reduce((sum, activity) => sum + (activity.attachments?.length ?? 0), 0);
     },
@@ -79,10 +43,7 @@ function channel(overrides: Env) {
     async settled(of: ConversationAnswer): Promise<void> {
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const response = await fetch(`${base}/v3/directline/conversations/${of.conversationId}/activities`, {
-          headers: { authorization: `Bearer ${of.token}` },
-        });
-        const { activities } = (await response.json()) as { activities: SeenActivity[] };
+        const activities = await activitiesOf(family.base, of);
         const bots = activities.filter((activity) => activity.from.role === 'bot').length;
         if (bots > 0 && bots === activities.length - bots) return;
         if (Date.now() > deadline) throw new Error('the agent’s answers never came');
@@ -91,28 +52,23 @@ function channel(overrides: Env) {
     },
     /** The upload operation as assistant-auth's OpenAPI document describes it. */
     async uploadOperation() {
-      const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      const document = (await (await fetch(`${family.base}/openapi.json`)).json()) as {
         paths: Record<string, Record<string, { 'x-error-types'?: Record<string, string[]> }>>;
       };
       return document.paths['/v3/directline/conversations/{conversationId}/upload']?.post;
     },
     async refresh(token: string): Promise<string> {
-      const response = await fetch(`${base}/v3/directline/tokens/refresh`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
+      const response = await directLineCall(family.base, 'POST', '/v3/directline/tokens/refresh', {
+        bearer: token,
       });
       assert.equal(response.status, 200);
       return ((await response.json()) as { token: string }).token;
     },
-  };
-  return state;
+  });
 }
 
 /** Uploads refused at `limit`, as assistant-auth's /metrics counts them. */
-async function refusals(core: TestCore, limit: string): Promise<number> {
-  const text = await scrape(core.serviceUrl('assistant-auth'));
-  return sample(text, 'sintonia_limit_refusals_total', { limit }) ?? 0;
-}
+const refusals = (core: TestCore, limit: string) => limitRefusals(core.serviceUrl('assistant-auth'), limit);
 
 async function assertRefused(response: Response, status: number, type: string, retryAfter?: string) {
   assert.equal(response.status, status, type);

@@ -6,35 +6,12 @@ import { createDirectLineRepository } from '../../src/assistant-auth/directline/
 import type { Activity } from '../../src/assistant-auth/directline/schemas.ts';
 import { startFamily } from '../../src/family.ts';
 import { createTestCore, startTestFamily, type TestCore } from '../helpers/harness.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  errors: Array<{ type: string; message: string }>;
-}
-
-interface Attachment {
-  contentType: string;
-  contentUrl: string;
-  name: string;
-}
-
-interface SeenActivity {
-  type: string;
-  id: string;
-  text?: string;
-  replyToId?: string;
-  locale?: string;
-  from: { id: string; role?: string };
-  attachments?: Attachment[];
-  channelData?: { clientActivityID?: string };
-}
+import type {
+  ConversationAnswer,
+  ErrorBody,
+  SeenActivity,
+  SeenAttachment,
+} from './helpers/directline-wire.ts';
 
 const LIMIT = 64 * 1024;
 
@@ -117,7 +94,7 @@ describe('embedded Direct Line channel: uploads', () => {
     }
   }
 
-  async function uploaded(of: ConversationAnswer, activityId: string): Promise<Attachment[]> {
+  async function uploaded(of: ConversationAnswer, activityId: string): Promise<SeenAttachment[]> {
     const message = (await activities(of)).find((activity) => activity.id === activityId);
     assert.ok(message?.attachments, 'the uploaded message is stored with its attachments');
     return message.attachments;

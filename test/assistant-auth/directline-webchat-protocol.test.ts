@@ -6,29 +6,14 @@ import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.t
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
 import { sendAgentAnswer } from './helpers/directline-stream.ts';
+import {
+  type ConversationAnswer,
+  directLineCall,
+  type ErrorBody,
+  type SeenActivity,
+} from './helpers/directline-wire.ts';
 
 const { DirectLine } = await directLineJs();
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  expires_in: number;
-  streamUrl: string;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  errors: Array<{ type: string; message: string }>;
-}
-
-interface SeenActivity {
-  type: string;
-  id?: string;
-  text?: string;
-  replyToId?: string;
-  from: { id: string; role?: string };
-}
 
 const claims = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
@@ -49,15 +34,7 @@ describe('embedded Direct Line as Web Chat and DirectLineJS speak it', () => {
   after(async () => close());
 
   const call = (method: string, path: string, authorization?: string, body?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: {
-        origin: 'https://shop.example',
-        ...(authorization ? { authorization } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    directLineCall(base, method, path, { headers: { origin: 'https://shop.example' }, authorization, body });
 
   async function fromChannel(path: '/token' | '/token/wss'): Promise<ConversationAnswer> {
     const response = await fetch(`${base}${path}`, { headers: { 'x-api-key': apiKey } });

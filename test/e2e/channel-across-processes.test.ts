@@ -2,14 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type AgentsStub, openStream, startAgentsStub } from '../assistant-auth/helpers/directline-stream.ts';
+import type { ConversationAnswer } from '../assistant-auth/helpers/directline-wire.ts';
 import { createTestCore, type TestCore, testDatabase } from '../helpers/harness.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
-
-interface ConversationAnswer {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
 
 type Served = Awaited<ReturnType<typeof startServe>>;
 

@@ -1,19 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { App } from '../../src/core/http/service-app.ts';
-import { createTestApp } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { suiteApp } from '../helpers/harness.ts';
 
 describe('agents: turns with files', () => {
-  let app: App;
-  let close: () => Promise<void>;
-  let headers: Record<string, string>;
-  before(async () => {
-    const test = await createTestApp('agents');
-    app = test.app;
-    close = test.close;
-    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'attachments-test')).key };
-  });
-  after(() => close());
+  const agents = suiteApp('agents', 'runtime');
 
   const file = (name: string, size: number, contentType = 'application/pdf') => ({
     name,
@@ -22,7 +12,7 @@ describe('agents: turns with files', () => {
     contentUrl: `https://sintonia.example/v3/directline/conversations/c/files/${name}?t=sig`,
   });
   const invoke = (payload: Record<string, unknown>) =>
-    app.inject({ method: 'POST', url: '/agents/assistant/invoke', headers, payload });
+    agents.app.inject({ method: 'POST', url: '/agents/assistant/invoke', headers: agents.headers, payload });
 
   it('the assistant acknowledges a file by name and size, in the locale’s language when no words came with it', async () => {
     const english = await invoke({ input: 'report.pdf', attachments: [file('report.pdf', 12 * 1024)] });

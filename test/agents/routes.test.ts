@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { App } from '../../src/core/http/service-app.ts';
-import { createTestApp } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { suiteApp } from '../helpers/harness.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 describe('agents routes', () => {
-  let app: App;
-  let close: () => Promise<void>;
-  let headers: Record<string, string>;
-  before(async () => {
-    const test = await createTestApp('agents');
-    app = test.app;
-    close = test.close;
-    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'agents-test')).key };
-  });
-  after(() => close());
+  const agents = suiteApp('agents', 'runtime');
 
   it('lists the agents, the unconfigured chat agent included', async () => {
-    const response = await app.inject({ method: 'GET', url: '/agents', headers });
+    const response = await agents.app.inject({ method: 'GET', url: '/agents', headers: agents.headers });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(
       response
@@ -35,7 +25,11 @@ describe('agents routes', () => {
   });
 
   it('reads one agent', async () => {
-    const response = await app.inject({ method: 'GET', url: '/agents/assistant', headers });
+    const response = await agents.app.inject({
+      method: 'GET',
+      url: '/agents/assistant',
+      headers: agents.headers,
+    });
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().name, 'assistant');
     assert.equal(response.json().configured, true);
@@ -47,10 +41,10 @@ describe('agents routes', () => {
       ['POST', '/agents/ghost/invoke'],
       ['POST', '/agents/ghost/stream'],
     ] as const) {
-      const response = await app.inject({
+      const response = await agents.app.inject({
         method,
         url,
-        headers,
+        headers: agents.headers,
         payload: method === 'POST' ? { input: 'hi' } : undefined,
       });
       assert.equal(response.statusCode, 404, url);
@@ -63,17 +57,21 @@ describe('agents routes', () => {
   });
 
   it('rejects a malformed agent name with 400 VALIDATION_ERROR', async () => {
-    const response = await app.inject({ method: 'GET', url: '/agents/bad%20name', headers });
+    const response = await agents.app.inject({
+      method: 'GET',
+      url: '/agents/bad%20name',
+      headers: agents.headers,
+    });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().errors[0].type, 'VALIDATION_ERROR');
     assert.match(response.json().errors[0].message, /^params\/name/);
   });
 
   it('invokes the assistant: JSON in, JSON out, conversationId echoed', async () => {
-    const response = await app.inject({
+    const response = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers,
+      headers: agents.headers,
       payload: { input: '¿Cómo grabo una serie?', conversationId: 'conv-1' },
     });
     assert.equal(response.statusCode, 200);
@@ -84,10 +82,10 @@ describe('agents routes', () => {
   });
 
   it('lists both bad fields of an invoke body', async () => {
-    const response = await app.inject({
+    const response = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers,
+      headers: agents.headers,
       payload: { input: '', conversationId: 'not a valid id!' },
     });
     assert.equal(response.statusCode, 400);
@@ -104,10 +102,10 @@ describe('agents routes', () => {
   });
 
   it('lists a missing input and a wrong type together', async () => {
-    const response = await app.inject({
+    const response = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers,
+      headers: agents.headers,
       payload: { conversationId: { nested: true } },
     });
     assert.equal(response.statusCode, 400);
@@ -118,18 +116,18 @@ describe('agents routes', () => {
   });
 
   it('answers an oversize body with 413 and a body that is not JSON with 415', async () => {
-    const large = await app.inject({
+    const large = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers,
+      headers: agents.headers,
       payload: { input: 'x'.repeat(70_000) },
     });
     assert.equal(large.statusCode, 413);
     assert.equal(large.json().errors[0].type, 'BODY_TOO_LARGE');
-    const text = await app.inject({
+    const text = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers: { ...headers, 'content-type': 'application/xml' },
+      headers: { ...agents.headers, 'content-type': 'application/xml' },
       payload: '<input>hello</input>',
     });
     assert.equal(text.statusCode, 415);
@@ -137,10 +135,10 @@ describe('agents routes', () => {
   });
 
   it('answers a whitespace-only input with 400 AGENT_VALIDATION_ERROR from the agent', async () => {
-    const response = await app.inject({
+    const response = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/invoke',
-      headers,
+      headers: agents.headers,
       payload: { input: '   ' },
     });
     assert.equal(response.statusCode, 400);
@@ -149,7 +147,12 @@ describe('agents routes', () => {
 
   it('answers the chat agent without MODEL_BASE_URL with 400 AGENT_CONFIG_ERROR saying what to set', async () => {
     for (const url of ['/agents/chat/invoke', '/agents/chat/stream']) {
-      const response = await app.inject({ method: 'POST', url, headers, payload: { input: 'hi' } });
+      const response = await agents.app.inject({
+        method: 'POST',
+        url,
+        headers: agents.headers,
+        payload: { input: 'hi' },
+      });
       assert.equal(response.statusCode, 400, url);
       assert.match(String(response.headers['content-type']), /^application\/json/);
       assert.equal(response.json().errors[0].type, 'AGENT_CONFIG_ERROR');
@@ -158,10 +161,10 @@ describe('agents routes', () => {
   });
 
   it('streams the assistant as chunk events then a done event', async () => {
-    const response = await app.inject({
+    const response = await agents.app.inject({
       method: 'POST',
       url: '/agents/assistant/stream',
-      headers: { ...headers, 'x-request-id': 'sse-1' },
+      headers: { ...agents.headers, 'x-request-id': 'sse-1' },
       payload: { input: 'hello', conversationId: 'c-9' },
     });
     assert.equal(response.statusCode, 200);

@@ -8,8 +8,7 @@ import { createChatAgent } from '../../src/agents/chat/chat-agent.ts';
 import { createModelClient } from '../../src/agents/chat/model-client.ts';
 import type { AccountClient, AccountDevice } from '../../src/agents/tools/account-client.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
-import type { App } from '../../src/core/http/service-app.ts';
-import { createTestApp, createTestCore, type TestCore } from '../helpers/harness.ts';
+import { createTestCore, suiteApp, type TestCore } from '../helpers/harness.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
 import { completion, type ModelServer, startModelServer } from './helpers/model-server.ts';
 import { parseEvents } from './helpers/sse.ts';
@@ -165,15 +164,7 @@ describe('the chat agent: a person’s turns are plain text, an anonymous one ke
 });
 
 describe('the agents server says each answer’s textFormat, in invoke and in every stream event', () => {
-  let app: App;
-  let close: () => Promise<void>;
-  let headers: Record<string, string>;
-  before(async () => {
-    const test = await createTestApp('agents');
-    ({ app, close } = test);
-    headers = { 'x-api-key': (await test.core.apiKeys.create('runtime', 'text-format')).key };
-  });
-  after(() => close());
+  const agents = suiteApp('agents', 'runtime');
 
   const name = '[report](https://evil.example/r) <b>x</b>.pdf';
   const payload = {
@@ -182,14 +173,24 @@ describe('the agents server says each answer’s textFormat, in invoke and in ev
   };
 
   it('invoke: the assistant’s answer is plain, with the file’s name as sent', async () => {
-    const response = await app.inject({ method: 'POST', url: '/agents/assistant/invoke', headers, payload });
+    const response = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/assistant/invoke',
+      headers: agents.headers,
+      payload,
+    });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().textFormat, 'plain');
     assert.equal(response.json().output, `I received your file ${name} (100 bytes).`);
   });
 
   it('stream: every chunk and the done event say plain', async () => {
-    const response = await app.inject({ method: 'POST', url: '/agents/assistant/stream', headers, payload });
+    const response = await agents.app.inject({
+      method: 'POST',
+      url: '/agents/assistant/stream',
+      headers: agents.headers,
+      payload,
+    });
     assert.equal(response.statusCode, 200, response.body);
     const events = parseEvents(response.body);
     const chunks = events.filter((event) => event.event === 'chunk');
@@ -203,7 +204,7 @@ describe('the agents server says each answer’s textFormat, in invoke and in ev
   });
 
   it('the OpenAPI document names the field and its two values', async () => {
-    const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+    const response = await agents.app.inject({ method: 'GET', url: '/openapi.json' });
     const document = response.json() as {
       paths: Record<
         string,

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import type { KeyClass } from '../../src/core/api-keys/api-keys.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { type Core, createLogger, openCore, type ServiceName } from '../../src/core/core.ts';
 import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
@@ -86,6 +88,38 @@ export async function createTestApp(
     async close() {
       await app.close();
       await core.dispose();
+    },
+  };
+}
+
+/**
+ * For the calling suite: one service app and an API key of `keyClass`, made before its tests and closed
+ * after them. `app`, `core` and `headers` (the key as X-API-Key) are read inside the tests.
+ */
+export function suiteApp(name: ServiceName, keyClass: KeyClass, overrides: Env = {}) {
+  let made: Awaited<ReturnType<typeof createTestApp>> | undefined;
+  let key = '';
+  before(async () => {
+    made = await createTestApp(name, overrides);
+    key = (await made.core.apiKeys.create(keyClass, `${name} test (${keyClass})`)).key;
+  });
+  after(() => made?.close());
+  const ready = () => {
+    if (made === undefined) throw new Error("suiteApp: read inside a test, after the suite's before()");
+    return made;
+  };
+  return {
+    get app(): App {
+      return ready().app;
+    },
+    get core(): TestCore {
+      return ready().core;
+    },
+    get key(): string {
+      return key;
+    },
+    get headers(): Record<string, string> {
+      return { 'x-api-key': key };
     },
   };
 }

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { openCore } from '../../src/core/core.ts';
-import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
-import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { buildServiceApp } from '../../src/core/http/service-app.ts';
+import { suiteApp, type TestCore } from '../helpers/harness.ts';
 import { expireUser } from './helpers/expire-user.ts';
 
 /** Every row of every table, as text: what a scan for personal data looks through. */
@@ -26,25 +26,15 @@ async function dumpAllTables(core: TestCore): Promise<Record<string, string>> {
 }
 
 describe('erasure by phone number', () => {
-  let app: App;
-  let core: TestCore;
-  let close: () => Promise<void>;
-  let gateway: string;
-  let runtime: string;
-  before(async () => {
-    ({ app, core, close } = await createTestApp('assistant-auth', {
-      ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=60,web=3600',
-    }));
-    gateway = (await core.apiKeys.create('gateway', 'erasure-gateway')).key;
-    runtime = (await core.apiKeys.create('runtime', 'erasure-runtime')).key;
+  const suite = suiteApp('assistant-auth', ['gateway', 'runtime'], {
+    ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=60,web=3600',
   });
-  after(async () => close());
 
   const channelLogin = async (channel: string, identity: string, phone?: string) => {
-    const response = await app.inject({
+    const response = await suite.app.inject({
       url: '/users/assistant-id',
       headers: {
-        'x-api-key': gateway,
+        'x-api-key': suite.key('gateway'),
         'x-channel': channel,
         'x-channel-user-id': identity,
         ...(phone ? { 'x-phone-number': phone } : {}),
@@ -61,18 +51,24 @@ describe('erasure by phone number', () => {
     // The person: on the kiosk with the number, again on the kiosk after expiry (no number sent), on the
     // web through the gateway's callback, and under an external id on WhatsApp.
     const kiosk = await channelLogin('kiosk', kioskIdentity, phone);
-    await expireUser(core, kiosk.assistantId);
+    await expireUser(suite.core, kiosk.assistantId);
     const kioskAgain = await channelLogin('kiosk', kioskIdentity);
     assert.notEqual(kioskAgain.assistantId, kiosk.assistantId);
     assert.equal(kioskAgain.assistantIdGlobal, kiosk.assistantIdGlobal);
-    const { data } = makeCallbackParam(core, { identity: webIdentity, channel: 'web', phoneNumber: phone });
-    const web = await app.inject({ url: `/users/assistantid/integrated?data=${encodeURIComponent(data)}` });
+    const { data } = makeCallbackParam(suite.core, {
+      identity: webIdentity,
+      channel: 'web',
+      phoneNumber: phone,
+    });
+    const web = await suite.app.inject({
+      url: `/users/assistantid/integrated?data=${encodeURIComponent(data)}`,
+    });
     assert.equal(web.statusCode, 201);
     assert.equal(web.json().assistantIdGlobal, kiosk.assistantIdGlobal);
     const externalId = `whatsapp-${randomUUID()}`;
-    const whatsapp = await app.inject({
+    const whatsapp = await suite.app.inject({
       url: `/users/assistant-id/${externalId}`,
-      headers: { 'x-api-key': runtime, 'x-channel': 'whatsapp', 'x-phone-number': phone },
+      headers: { 'x-api-key': suite.key('runtime'), 'x-channel': 'whatsapp', 'x-phone-number': phone },
     });
     assert.equal(whatsapp.statusCode, 201);
     assert.equal(whatsapp.json().assistantIdGlobal, kiosk.assistantIdGlobal);
@@ -88,20 +84,20 @@ describe('erasure by phone number', () => {
       web.json().assistantId,
       externalId,
     ];
-    const before = Object.values(await dumpAllTables(core)).join('\n');
+    const before = Object.values(await dumpAllTables(suite.core)).join('\n');
     assert.ok(before.includes(kiosk.assistantId));
     assert.ok(!before.includes(phone.slice(1)), 'the number is never stored in clear');
     assert.ok(!before.includes(kioskIdentity), 'channel identities are stored only hashed');
 
-    const erased = await app.inject({
+    const erased = await suite.app.inject({
       method: 'DELETE',
       url: `/admin/users/phone-numbers/${encodeURIComponent(phone)}`,
-      headers: { 'x-api-key': gateway },
+      headers: { 'x-api-key': suite.key('gateway') },
     });
     assert.equal(erased.statusCode, 204);
     assert.equal(erased.body, '');
 
-    const after = await dumpAllTables(core);
+    const after = await dumpAllTables(suite.core);
     for (const [table, rows] of Object.entries(after)) {
       for (const value of personal) assert.ok(!rows.includes(value), `${table} still holds ${value}`);
     }
@@ -110,13 +106,16 @@ describe('erasure by phone number', () => {
     assert.match(after.audit_log ?? '', /"subject":"4 records"/);
 
     for (const assistantId of [kiosk.assistantId, web.json().assistantId, externalId]) {
-      const read = await app.inject({ url: `/users/${assistantId}`, headers: { 'x-api-key': runtime } });
+      const read = await suite.app.inject({
+        url: `/users/${assistantId}`,
+        headers: { 'x-api-key': suite.key('runtime') },
+      });
       assert.equal(read.statusCode, 404);
     }
-    const again = await app.inject({
+    const again = await suite.app.inject({
       method: 'DELETE',
       url: `/admin/users/phone-numbers/${encodeURIComponent(phone)}`,
-      headers: { 'x-api-key': gateway },
+      headers: { 'x-api-key': suite.key('gateway') },
     });
     assert.equal(again.statusCode, 404);
     assert.equal(again.json().errors[0].type, 'PHONE_NUMBER_NOT_FOUND');
@@ -124,10 +123,10 @@ describe('erasure by phone number', () => {
 
   it('answers a number that is not E.164 with 400', async () => {
     for (const bad of ['600111222', '+0600111222', '+34-600', '%2B34abc']) {
-      const response = await app.inject({
+      const response = await suite.app.inject({
         method: 'DELETE',
         url: `/admin/users/phone-numbers/${bad}`,
-        headers: { 'x-api-key': gateway },
+        headers: { 'x-api-key': suite.key('gateway') },
       });
       assert.equal(response.statusCode, 400, bad);
       assert.equal(response.json().errors[0].type, 'VALIDATION_ERROR');
@@ -143,9 +142,12 @@ describe('erasure by phone number', () => {
       },
     });
     // A second process on the same store, logging at info level into memory.
-    const loggingCore = await openCore(loadConfig({ ...core.env, LOG_LEVEL: 'info' } as NodeJS.ProcessEnv), {
-      logger: pino({ level: 'info' }, capture),
-    });
+    const loggingCore = await openCore(
+      loadConfig({ ...suite.core.env, LOG_LEVEL: 'info' } as NodeJS.ProcessEnv),
+      {
+        logger: pino({ level: 'info' }, capture),
+      },
+    );
     const loggingApp = await buildServiceApp(loggingCore, assistantAuthService);
     try {
       const phone = '+34655443322';
@@ -153,10 +155,10 @@ describe('erasure by phone number', () => {
       const erased = await loggingApp.inject({
         method: 'DELETE',
         url: `/admin/users/phone-numbers/${encodeURIComponent(phone)}`,
-        headers: { 'x-api-key': gateway },
+        headers: { 'x-api-key': suite.key('gateway') },
       });
       assert.equal(erased.statusCode, 204);
-      const ping = await loggingApp.inject({ url: '/ping', headers: { 'x-api-key': gateway } });
+      const ping = await loggingApp.inject({ url: '/ping', headers: { 'x-api-key': suite.key('gateway') } });
       assert.equal(ping.statusCode, 200);
       const logged = lines.join('');
       assert.match(logged, /\/ping/, 'other requests are logged');

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { composeAssistantAuth } from '../../src/assistant-auth/composition.ts';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
-import type { App } from '../../src/core/http/service-app.ts';
-import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { suiteApp } from '../helpers/harness.ts';
 import { expireUser } from './helpers/expire-user.ts';
 
 interface UserBody {
@@ -18,26 +17,21 @@ interface UserBody {
 }
 
 describe('assistant users', () => {
-  let app: App;
-  let core: TestCore;
-  let close: () => Promise<void>;
-  let gateway: string;
-  let runtime: string;
-  before(async () => {
-    ({ app, core, close } = await createTestApp('assistant-auth', {
-      ASSISTANT_ID_TTL: '7200',
-      ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=60,web=3600',
-      CLOUD_STORAGE_SUBDOMAIN: 'assets-test',
-    }));
-    gateway = (await core.apiKeys.create('gateway', 'users-gateway')).key;
-    runtime = (await core.apiKeys.create('runtime', 'users-runtime')).key;
+  const suite = suiteApp('assistant-auth', ['gateway', 'runtime'], {
+    ASSISTANT_ID_TTL: '7200',
+    ASSISTANT_ID_TTL_BY_CHANNEL: 'kiosk=60,web=3600',
+    CLOUD_STORAGE_SUBDOMAIN: 'assets-test',
   });
-  after(async () => close());
 
   const login = (channel: string, identity: string, extra: Record<string, string> = {}) =>
-    app.inject({
+    suite.app.inject({
       url: '/users/assistant-id',
-      headers: { 'x-api-key': gateway, 'x-channel': channel, 'x-channel-user-id': identity, ...extra },
+      headers: {
+        'x-api-key': suite.key('gateway'),
+        'x-channel': channel,
+        'x-channel-user-id': identity,
+        ...extra,
+      },
     });
   const lifetime = (user: UserBody) => Date.parse(user.expiresAt) - Date.parse(user.createdAt);
 
@@ -75,9 +69,9 @@ describe('assistant users', () => {
   });
 
   it('answers missing or bad identity headers with 400, one entry per field', async () => {
-    const response = await app.inject({
+    const response = await suite.app.inject({
       url: '/users/assistant-id',
-      headers: { 'x-api-key': gateway, 'x-channel': 'Web Chat', 'x-phone-number': '12345' },
+      headers: { 'x-api-key': suite.key('gateway'), 'x-channel': 'Web Chat', 'x-phone-number': '12345' },
     });
     assert.equal(response.statusCode, 400);
     const messages = (response.json().errors as Array<{ type: string; message: string }>).map(
@@ -91,18 +85,24 @@ describe('assistant users', () => {
 
   it('reads a valid user (200), an unknown one is 404 and an expired one 410', async () => {
     const user = (await login('web', randomUUID())).json() as UserBody;
-    const read = await app.inject({ url: `/users/${user.assistantId}`, headers: { 'x-api-key': runtime } });
+    const read = await suite.app.inject({
+      url: `/users/${user.assistantId}`,
+      headers: { 'x-api-key': suite.key('runtime') },
+    });
     assert.equal(read.statusCode, 200);
     assert.deepEqual(read.json(), user);
-    const unknown = await app.inject({ url: `/users/${randomUUID()}`, headers: { 'x-api-key': runtime } });
+    const unknown = await suite.app.inject({
+      url: `/users/${randomUUID()}`,
+      headers: { 'x-api-key': suite.key('runtime') },
+    });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().errors[0].type, 'USER_NOT_FOUND');
     const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
     assert.equal(lifetime(kiosk), 60_000);
-    await expireUser(core, kiosk.assistantId);
-    const expired = await app.inject({
+    await expireUser(suite.core, kiosk.assistantId);
+    const expired = await suite.app.inject({
       url: `/users/${kiosk.assistantId}`,
-      headers: { 'x-api-key': runtime },
+      headers: { 'x-api-key': suite.key('runtime') },
     });
     assert.equal(expired.statusCode, 410);
     assert.deepEqual(expired.json(), {
@@ -112,7 +112,10 @@ describe('assistant users', () => {
         { type: 'ASSISTANT_ID_EXPIRED', message: 'This assistantId has expired; authenticate again.' },
       ],
     });
-    const bad = await app.inject({ url: '/users/has%20space', headers: { 'x-api-key': runtime } });
+    const bad = await suite.app.inject({
+      url: '/users/has%20space',
+      headers: { 'x-api-key': suite.key('runtime') },
+    });
     assert.equal(bad.statusCode, 400);
   });
 
@@ -122,20 +125,20 @@ describe('assistant users', () => {
     const kiosk = (await login('kiosk', randomUUID(), { 'x-phone-number': phone })).json() as UserBody;
     assert.equal(kiosk.assistantIdGlobal, web.assistantIdGlobal, 'the phone number ties the person’s ids');
     const byGlobal = (channel: string) =>
-      app.inject({
+      suite.app.inject({
         url: `/users/assistant-id-global/${web.assistantIdGlobal}`,
-        headers: { 'x-api-key': gateway, 'x-channel': channel },
+        headers: { 'x-api-key': suite.key('gateway'), 'x-channel': channel },
       });
     assert.equal((await byGlobal('web')).json().assistantId, web.assistantId);
     assert.equal((await byGlobal('kiosk')).json().assistantId, kiosk.assistantId);
     const none = await byGlobal('whatsapp');
     assert.equal(none.statusCode, 404);
     assert.equal(none.json().errors[0].type, 'ASSISTANT_ID_GLOBAL_NOT_FOUND');
-    await expireUser(core, kiosk.assistantId);
+    await expireUser(suite.core, kiosk.assistantId);
     assert.equal((await byGlobal('kiosk')).statusCode, 404, 'an expired assistantId is not returned');
-    const missingChannel = await app.inject({
+    const missingChannel = await suite.app.inject({
       url: `/users/assistant-id-global/${web.assistantIdGlobal}`,
-      headers: { 'x-api-key': gateway },
+      headers: { 'x-api-key': suite.key('gateway') },
     });
     assert.equal(missingChannel.statusCode, 400);
   });
@@ -143,16 +146,16 @@ describe('assistant users', () => {
   it('creates a user from an external id (201), returns it (200) and renews it once expired (201)', async () => {
     const externalId = `wa:${randomUUID()}`;
     const call = (channel: string) =>
-      app.inject({
+      suite.app.inject({
         url: `/users/assistant-id/${externalId}`,
-        headers: { 'x-api-key': runtime, 'x-channel': channel },
+        headers: { 'x-api-key': suite.key('runtime'), 'x-channel': channel },
       });
     const created = await call('kiosk');
     assert.equal(created.statusCode, 201);
     assert.equal(created.json().assistantId, externalId);
     assert.equal(created.json().source, 'external');
     assert.equal((await call('kiosk')).statusCode, 200);
-    await expireUser(core, externalId);
+    await expireUser(suite.core, externalId);
     const renewed = await call('kiosk');
     assert.equal(renewed.statusCode, 201);
     assert.equal(renewed.json().assistantIdGlobal, created.json().assistantIdGlobal);
@@ -161,38 +164,38 @@ describe('assistant users', () => {
 
   it('deletes a user (204), then it is gone (404)', async () => {
     const user = (await login('web', randomUUID())).json() as UserBody;
-    const removed = await app.inject({
+    const removed = await suite.app.inject({
       method: 'DELETE',
       url: `/users/${user.assistantId}`,
-      headers: { 'x-api-key': gateway },
+      headers: { 'x-api-key': suite.key('gateway') },
     });
     assert.equal(removed.statusCode, 204);
     assert.equal(removed.body, '');
-    const again = await app.inject({
+    const again = await suite.app.inject({
       method: 'DELETE',
       url: `/users/${user.assistantId}`,
-      headers: { 'x-api-key': runtime },
+      headers: { 'x-api-key': suite.key('runtime') },
     });
     assert.equal(again.statusCode, 404);
     assert.equal(again.json().errors[0].type, 'USER_NOT_FOUND');
   });
 
   it('answers /config with the cloud storage subdomain and /ping with the status', async () => {
-    const config = await app.inject({ url: '/config', headers: { 'x-api-key': runtime } });
+    const config = await suite.app.inject({ url: '/config', headers: { 'x-api-key': suite.key('runtime') } });
     assert.deepEqual(config.json(), { cloudStorageSubdomain: 'assets-test' });
-    const ping = await app.inject({ url: '/ping', headers: { 'x-api-key': gateway } });
+    const ping = await suite.app.inject({ url: '/ping', headers: { 'x-api-key': suite.key('gateway') } });
     assert.equal(ping.statusCode, 200);
     assert.equal(ping.json().status, 'ok');
     assert.equal(ping.json().service, 'assistant-auth');
   });
 
   it('seeds a demo user that GET /users/assistant-id finds with the printed headers', async () => {
-    const printed = (await assistantAuthService.seedDemo?.(core)) as {
+    const printed = (await assistantAuthService.seedDemo?.(suite.core)) as {
       assistantUser: { assistantId: string; headers: Record<string, string>; phoneNumber: string };
     };
-    const response = await app.inject({
+    const response = await suite.app.inject({
       url: '/users/assistant-id',
-      headers: { 'x-api-key': gateway, ...printed.assistantUser.headers },
+      headers: { 'x-api-key': suite.key('gateway'), ...printed.assistantUser.headers },
     });
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().assistantId, printed.assistantUser.assistantId);
@@ -213,9 +216,9 @@ describe('assistant users', () => {
         logins.map((answer) => answer.statusCode).sort(),
         [201, ...Array.from({ length: 11 }, () => 200)].sort(),
       );
-      const runtimeRead = await app.inject({
+      const runtimeRead = await suite.app.inject({
         url: `/users/${[...ids][0]}`,
-        headers: { 'x-api-key': runtime },
+        headers: { 'x-api-key': suite.key('runtime') },
       });
       assert.equal(runtimeRead.statusCode, 200);
     }
@@ -224,17 +227,18 @@ describe('assistant users', () => {
   it('removes expired users once ASSISTANT_USER_RETENTION has passed, and only those', async () => {
     const kiosk = (await login('kiosk', randomUUID())).json() as UserBody;
     const web = (await login('web', randomUUID())).json() as UserBody;
-    await expireUser(core, kiosk.assistantId);
-    const read = (id: string) => app.inject({ url: `/users/${id}`, headers: { 'x-api-key': runtime } });
+    await expireUser(suite.core, kiosk.assistantId);
+    const read = (id: string) =>
+      suite.app.inject({ url: `/users/${id}`, headers: { 'x-api-key': suite.key('runtime') } });
     assert.equal((await read(kiosk.assistantId)).statusCode, 410);
     // The service's retention job, as it runs every RETENTION_INTERVAL.
-    const job = composeAssistantAuth(core).retention;
+    const job = composeAssistantAuth(suite.core).retention;
     assert.equal(
       (await job.runOnce()).removed['assistant_users (expired)'],
       undefined,
       'within the retention nothing goes',
     );
-    const retention = core.config.ASSISTANT_USER_RETENTION * 1000;
+    const retention = suite.core.config.ASSISTANT_USER_RETENTION * 1000;
     assert.ok(((await job.runOnce(Date.now() + retention)).removed['assistant_users (expired)'] ?? 0) >= 1);
     assert.equal((await read(kiosk.assistantId)).statusCode, 404);
     assert.equal((await read(web.assistantId)).statusCode, 200);

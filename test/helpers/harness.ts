@@ -93,20 +93,29 @@ export async function createTestApp(
 }
 
 /**
- * For the calling suite: one service app and an API key of `keyClass`, made before its tests and closed
- * after them. `app`, `core` and `headers` (the key as X-API-Key) are read inside the tests.
+ * For the calling suite: one service app and an API key of each class asked for, made before its tests
+ * and closed after them. Read inside the tests: `app`, `core`, `key(keyClass)` and `headers` (the first
+ * class's key as X-API-Key).
  */
-export function suiteApp(name: ServiceName, keyClass: KeyClass, overrides: Env = {}) {
+export function suiteApp(name: ServiceName, keyClasses: KeyClass | KeyClass[], overrides: Env = {}) {
+  const classes = Array.isArray(keyClasses) ? keyClasses : [keyClasses];
   let made: Awaited<ReturnType<typeof createTestApp>> | undefined;
-  let key = '';
+  const keys = new Map<KeyClass, string>();
   before(async () => {
     made = await createTestApp(name, overrides);
-    key = (await made.core.apiKeys.create(keyClass, `${name} test (${keyClass})`)).key;
+    for (const keyClass of classes) {
+      keys.set(keyClass, (await made.core.apiKeys.create(keyClass, `${name} test (${keyClass})`)).key);
+    }
   });
   after(() => made?.close());
   const ready = () => {
     if (made === undefined) throw new Error("suiteApp: read inside a test, after the suite's before()");
     return made;
+  };
+  const key = (keyClass = classes[0]) => {
+    const value = keyClass === undefined ? undefined : keys.get(keyClass);
+    if (value === undefined) throw new Error(`suiteApp: no ${keyClass} key was asked for`);
+    return value;
   };
   return {
     get app(): App {
@@ -115,11 +124,9 @@ export function suiteApp(name: ServiceName, keyClass: KeyClass, overrides: Env =
     get core(): TestCore {
       return ready().core;
     },
-    get key(): string {
-      return key;
-    },
+    key,
     get headers(): Record<string, string> {
-      return { 'x-api-key': key };
+      return { 'x-api-key': key() };
     },
   };
 }

@@ -1,38 +1,28 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { after, before, describe, it } from 'node:test';
-import type { App } from '../../src/core/http/service-app.ts';
-import { type ChatApp, startChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
-import { type ModelServer, streamChunk } from './helpers/model-server.ts';
+import { describe, it } from 'node:test';
+import { suiteChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
+import { streamChunk } from './helpers/model-server.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
-  let chat: ChatApp;
-  let model: ModelServer;
-  let app: App;
-  let headers: Record<string, string>;
-
-  before(async () => {
-    chat = await startChatApp();
-    ({ model, app, headers } = chat);
-  });
-  after(() => chat.close());
+  const chat = suiteChatApp();
 
   it('streams the model’s chunks, then done', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(streamChunk('Tonight'));
       response.write(streamChunk(': the derby.'));
       response.end('data: [DONE]\n\n');
     });
-    const response = await app.inject({
+    const response = await chat.app.inject({
       method: 'POST',
       url: '/agents/chat/stream',
-      headers,
+      headers: chat.headers,
       payload: { input: 'What is on?' },
     });
     assert.equal(response.statusCode, 200);
-    assert.equal(model.requests.at(-1)?.body.stream, true);
+    assert.equal(chat.model.requests.at(-1)?.body.stream, true);
     assert.deepEqual(parseEvents(response.body), [
       { event: 'chunk', data: { text: 'Tonight', textFormat: 'markdown' } },
       { event: 'chunk', data: { text: ': the derby.', textFormat: 'markdown' } },
@@ -41,11 +31,11 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
   });
 
   it('a stream refused before it began is a plain 429 with Retry-After', async () => {
-    model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
-    const response = await app.inject({
+    chat.model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
+    const response = await chat.app.inject({
       method: 'POST',
       url: '/agents/chat/stream',
-      headers,
+      headers: chat.headers,
       payload: { input: 'hi' },
     });
     assert.equal(response.statusCode, 429);
@@ -55,14 +45,14 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
   });
 
   it('an upstream that breaks off mid-stream → error event AGENT_EXTERNAL_SERVICE_ERROR', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(streamChunk('Tonight'), () => setTimeout(() => response.destroy(), 20));
     });
-    const response = await app.inject({
+    const response = await chat.app.inject({
       method: 'POST',
       url: '/agents/chat/stream',
-      headers,
+      headers: chat.headers,
       payload: { input: 'hi' },
     });
     const events = parseEvents(response.body);
@@ -77,14 +67,14 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
   });
 
   it('an upstream silent mid-stream for longer than the timeout → error event', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(streamChunk('Tonight'));
     });
-    const response = await app.inject({
+    const response = await chat.app.inject({
       method: 'POST',
       url: '/agents/chat/stream',
-      headers,
+      headers: chat.headers,
       payload: { input: 'hi' },
     });
     const events = parseEvents(response.body);
@@ -104,23 +94,14 @@ const CANCEL_TIMEOUT_MS = 60_000;
 const CANCEL_BOUND_MS = 10_000;
 
 describe('chat agent over an OpenAI-compatible endpoint: a client that hangs up', () => {
-  let chat: ChatApp;
-  let model: ModelServer;
-  let url: string;
-  let headers: Record<string, string>;
-
-  before(async () => {
-    chat = await startChatApp(CANCEL_TIMEOUT_MS);
-    ({ model, url, headers } = chat);
-  });
-  after(() => chat.close());
+  const chat = suiteChatApp(CANCEL_TIMEOUT_MS);
 
   /** Sends a request over real HTTP and hangs up once `hangUpWhen` resolves. */
   function callAndHangUp(path: string, hangUpWhen: Promise<unknown>) {
-    const target = new URL(path, url);
+    const target = new URL(path, chat.url);
     const request = httpRequest(target, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
+      headers: { ...chat.headers, 'content-type': 'application/json' },
     });
     request.on('error', () => {});
     request.end(JSON.stringify({ input: 'What is on?' }));
@@ -128,8 +109,8 @@ describe('chat agent over an OpenAI-compatible endpoint: a client that hangs up'
   }
 
   it('a client that hangs up on invoke cancels the model call', async () => {
-    model.handle(() => {});
-    const arrived = model.nextRequest();
+    chat.model.handle(() => {});
+    const arrived = chat.model.nextRequest();
     callAndHangUp('/agents/chat/invoke', arrived);
     const upstream = await arrived;
     const cancelled = await Promise.race([
@@ -140,13 +121,13 @@ describe('chat agent over an OpenAI-compatible endpoint: a client that hangs up'
   });
 
   it('a client that hangs up on a stream cancels the model call', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       // Text forever, so no timeout ends the call: only a cancellation can.
       const more = setInterval(() => response.write(streamChunk('.')), 20);
       response.on('close', () => clearInterval(more));
     });
-    const arrived = model.nextRequest();
+    const arrived = chat.model.nextRequest();
     callAndHangUp(
       '/agents/chat/stream',
       arrived.then(() => new Promise((resolve) => setTimeout(resolve, 100))),

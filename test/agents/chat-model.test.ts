@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import type { App } from '../../src/core/http/service-app.ts';
+import { describe, it } from 'node:test';
 import { createTestApp } from '../helpers/harness.ts';
-import { type ChatApp, MODEL_KEY, startChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
-import { completion, type ModelServer } from './helpers/model-server.ts';
+import { MODEL_KEY, suiteChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
+import { completion } from './helpers/model-server.ts';
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -16,22 +15,13 @@ async function closedPort(): Promise<number> {
 }
 
 describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
-  let chat: ChatApp;
-  let model: ModelServer;
-  let app: App;
-  let headers: Record<string, string>;
-
-  before(async () => {
-    chat = await startChatApp();
-    ({ model, app, headers } = chat);
-  });
-  after(() => chat.close());
+  const chat = suiteChatApp();
 
   const invoke = (input = 'What is on tonight?') =>
-    app.inject({
+    chat.app.inject({
       method: 'POST',
       url: '/agents/chat/invoke',
-      headers,
+      headers: chat.headers,
       payload: { input, conversationId: 'c-1' },
     });
 
@@ -41,12 +31,12 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   }
 
   it('is listed as configured', async () => {
-    const response = await app.inject({ method: 'GET', url: '/agents/chat', headers });
+    const response = await chat.app.inject({ method: 'GET', url: '/agents/chat', headers: chat.headers });
     assert.equal(response.json().configured, true);
   });
 
   it('asks the model with our key and answers its text', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response
         .writeHead(200, { 'content-type': 'application/json' })
         .end(completion('Tonight: the derby at 21:00.'));
@@ -61,7 +51,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
       conversationId: 'c-1',
       model: 'test-model-2026',
     });
-    const sent = model.requests.at(-1);
+    const sent = chat.model.requests.at(-1);
     assert.equal(sent?.headers.authorization, `Bearer ${MODEL_KEY}`);
     assert.equal(sent?.body.model, 'test-model');
     assert.equal(sent?.body.stream, false);
@@ -73,7 +63,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('upstream 429 with Retry-After: 7 → 429, Retry-After: 7, AGENT_RATE_LIMIT_ERROR', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response
         .writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' })
         .end(
@@ -88,13 +78,13 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
     assert.equal(body.errors[0].type, 'AGENT_RATE_LIMIT_ERROR');
     assert.equal(
       body.message,
-      `The model endpoint is rate limiting requests. (rate_limit_exceeded) Service: ${model.host}`,
+      `The model endpoint is rate limiting requests. (rate_limit_exceeded) Service: ${chat.model.host}`,
     );
     assertNothingLeaked(response.body);
   });
 
   it('upstream 429 with retry-after-ms → Retry-After in whole seconds', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(429, { 'retry-after-ms': '2500' }).end();
     });
     const response = await invoke();
@@ -104,7 +94,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('upstream 429 insufficient_quota → 502 AGENT_MODEL_ERROR, not a retry', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(
         JSON.stringify({
           error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'upstream-secret' },
@@ -120,14 +110,14 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('upstream 500 → 502 AGENT_MODEL_ERROR naming the service', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response
         .writeHead(500, { 'content-type': 'application/json' })
         .end(JSON.stringify({ error: { type: 'server_error', message: 'upstream-secret stack' } }));
     });
     const response = await invoke();
     assert.equal(response.statusCode, 502);
-    const message = `The model endpoint answered 500. (server_error) Service: ${model.host}`;
+    const message = `The model endpoint answered 500. (server_error) Service: ${chat.model.host}`;
     assert.deepEqual(response.json(), {
       code: 'BAD_GATEWAY',
       message,
@@ -137,7 +127,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('upstream 401 (our key refused) and a body-less 503 → 502 AGENT_MODEL_ERROR', async () => {
-    model.handle((_request, response) => {
+    chat.model.handle((_request, response) => {
       response
         .writeHead(401)
         .end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'sk-test…' } }));
@@ -146,7 +136,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
     assert.equal(response.statusCode, 502);
     assert.match(response.json().message, /\(invalid_api_key\)/);
     assertNothingLeaked(response.body);
-    model.handle((_request, res) => res.writeHead(503).end('<html>upstream-secret</html>'));
+    chat.model.handle((_request, res) => res.writeHead(503).end('<html>upstream-secret</html>'));
     response = await invoke();
     assert.equal(response.statusCode, 502);
     assert.equal(response.json().errors[0].type, 'AGENT_MODEL_ERROR');
@@ -155,7 +145,7 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('upstream 200 without message content → 502 AGENT_MODEL_ERROR invalid_response', async () => {
-    model.handle((_request, response) => response.writeHead(200).end('{"choices":[]}'));
+    chat.model.handle((_request, response) => response.writeHead(200).end('{"choices":[]}'));
     const response = await invoke();
     assert.equal(response.statusCode, 502);
     assert.equal(response.json().errors[0].type, 'AGENT_MODEL_ERROR');
@@ -163,12 +153,12 @@ describe('chat agent over an OpenAI-compatible endpoint: invoke', () => {
   });
 
   it('an upstream that never answers → 502 AGENT_EXTERNAL_SERVICE_ERROR within the timeout', async () => {
-    model.handle(() => {});
+    chat.model.handle(() => {});
     const started = Date.now();
     const response = await invoke();
     const elapsed = Date.now() - started;
     assert.equal(response.statusCode, 502);
-    const message = `The model endpoint did not answer within ${TIMEOUT_MS} ms. Service: ${model.host}`;
+    const message = `The model endpoint did not answer within ${TIMEOUT_MS} ms. Service: ${chat.model.host}`;
     assert.deepEqual(response.json(), {
       code: 'BAD_GATEWAY',
       message,

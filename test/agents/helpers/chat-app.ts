@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { App } from '../../../src/core/http/service-app.ts';
 import { createTestApp } from '../../helpers/harness.ts';
 import { type ModelServer, startModelServer } from './model-server.ts';
@@ -34,6 +35,33 @@ export async function startChatApp(timeoutMs = TIMEOUT_MS): Promise<ChatApp> {
     async close() {
       await test.close();
       await model.close();
+    },
+  };
+}
+
+/** For the calling suite: `startChatApp` in before(), closed in after(); its fields are read inside tests. */
+export function suiteChatApp(timeoutMs = TIMEOUT_MS): Omit<ChatApp, 'close'> {
+  let chat: ChatApp | undefined;
+  before(async () => {
+    chat = await startChatApp(timeoutMs);
+  });
+  after(() => chat?.close());
+  const ready = () => {
+    if (chat === undefined) throw new Error("suiteChatApp: read inside a test, after the suite's before()");
+    return chat;
+  };
+  return {
+    get model() {
+      return ready().model;
+    },
+    get app() {
+      return ready().app;
+    },
+    get url() {
+      return ready().url;
+    },
+    get headers() {
+      return ready().headers;
     },
   };
 }

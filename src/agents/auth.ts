@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyStore, KeyClass } from '../core/api-keys/api-keys.ts';
 import type { AssistantTokenVerifier } from '../core/assistant-tokens.ts';
-import { authErrors, challenging, type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
+import { authErrors, type ErrorSpec, httpErrors, subsystemErrors } from '../core/errors.ts';
 import { API_KEY_HEADER, authenticateApiKey } from '../core/http/api-key-guard.ts';
 
 /** Who called an agent route: an operator or runtime key, or the assistant with a signed JWT. */
@@ -27,12 +27,11 @@ declare module 'fastify' {
 export const AGENTS_AUDIENCE = 'sintonia-agents';
 const AGENT_KEY_CLASSES: readonly KeyClass[] = ['runtime', 'backoffice'];
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
-const CHALLENGE = `Bearer realm="${AGENTS_AUDIENCE}"`;
 
-/** Refusals of a missing or bad bearer token carry the challenge. */
+/** Refusals of a missing or bad bearer token; their challenge follows the operation's security (core/http/challenges.ts). */
 const refusals = {
-  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, CHALLENGE),
-  TOKEN_INVALID: challenging(authErrors.TOKEN_INVALID, `${CHALLENGE}, error="invalid_token"`),
+  CREDENTIALS_MISSING: authErrors.CREDENTIALS_MISSING,
+  TOKEN_INVALID: authErrors.TOKEN_INVALID,
 };
 
 /** What the caller check may answer, listed on every agents route. */

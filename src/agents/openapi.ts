@@ -2,11 +2,12 @@ import type { ErrorSpec } from '../core/errors.ts';
 import { apiKeyScheme, bearerScheme, openApi3Definition } from '../core/http/openapi.ts';
 import { operationSchema } from '../core/http/operation.ts';
 import type { RouteSchema } from '../core/http/route-errors.ts';
-import { agentCallerErrors } from './auth.ts';
+import { AGENTS_AUDIENCE, agentCallerErrors } from './auth.ts';
 import { agentErrors } from './errors.ts';
 
 /** The OpenAPI 3 document of the agents server; paths come from the routes' own schemas. */
 export const agentsOpenApi = openApi3Definition({
+  realm: AGENTS_AUDIENCE,
   info: {
     title: 'Sintonia agents server',
     version: '1.0.0',

@@ -33,6 +33,13 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       directLineBearer: bearerScheme(
         'Direct Line 3.0 routes of the embedded channel: `Authorization: Bearer <token>` with a conversation token, or the channel secret (`sintonia directline-secret`) where a route takes it. Missing: 401; invalid, expired or another conversation’s token: 403.',
       ),
+      fileSignature: {
+        type: 'apiKey',
+        in: 'query',
+        name: 't',
+        description:
+          'An uploaded file’s contentUrl carries `t`, an HMAC binding the file to its conversation, so a browser’s <img> or link fetches it without a token. Invalid: 403.',
+      },
       callbackData: {
         type: 'apiKey',
         in: 'query',
@@ -76,7 +83,7 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       return {
         schema: {
           ...base,
-          description: core.access.description,
+          description: [base.description, core.access.description].filter(Boolean).join(' '),
           security: core.access.security.map((requirement) => ({ ...requirement })),
           'x-error-types': errorTypes,
           response,

@@ -38,6 +38,20 @@ export const securityRequirements: Record<CredentialKind, ReadonlyArray<Record<s
   none: [],
 };
 
+/** Who may call an operation taking each kind of credentials: the access line ending its description. */
+const accessLines: Record<CredentialKind, string> = {
+  deviceOrOperator:
+    'Access: a device access token of the account (`Authorization: Bearer`), on its own account and user only (others: 403), or an operator key (`X-API-Key`, class backoffice) on any.',
+  person:
+    'Access: a token of a person of the account — a device access token, or the assistant’s delegated token where `x-delegated-scope` allows; operator keys are refused (403).',
+  operator: 'Access: an operator key only (`X-API-Key`, class backoffice).',
+  refreshToken:
+    'Access: the session’s refresh token as `Authorization: Bearer`; each use rotates it, and presenting a rotated one again closes the session.',
+  basic:
+    'Access: HTTP Basic credentials of a user (e-mail and password); failed attempts are throttled per user name and per address (429 LOGIN_THROTTLED).',
+  none: 'Access: no credentials.',
+};
+
 /** The operation's vendor extension naming the scope a delegated token needs (`operation({ delegated })`). */
 export const DELEGATED_SCOPE = 'x-delegated-scope';
 
@@ -52,6 +66,8 @@ export function operation<S extends RouteSchema>(
     id: string;
     code?: string;
     summary: string;
+    /** What the operation does beyond its summary; the access line follows it. */
+    description: string;
     tag: string;
     security: CredentialKind;
     /** The catalogue entries the operation's own rules raise, e.g. `[deviceErrors.DEVICE_NOT_FOUND]`. */
@@ -72,6 +88,15 @@ export function operation<S extends RouteSchema>(
         ...(options.delegated ? { [DELEGATED_SCOPE]: options.delegated } : {}),
       },
       summary: options.summary,
+      description: [
+        options.description,
+        accessLines[options.security],
+        options.delegated
+          ? `The assistant’s delegated token may call it with scope \`${options.delegated}\`, on its linked account only.`
+          : '',
+      ]
+        .filter(Boolean)
+        .join(' '),
       tags: [options.tag],
       security: securityRequirements[options.security],
       errors: [
@@ -108,6 +133,29 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
       schemes: ['http'],
       consumes: [...clientApiMediaTypes],
       produces: [...clientApiMediaTypes],
+      tags: [
+        { name: 'accounts', description: 'The account’s encoded user code.' },
+        {
+          name: 'devices',
+          description: 'The account’s devices (media players): list, read, rename, enable, delete.',
+        },
+        { name: 'sessions', description: 'Closing the sessions of an account or of one device.' },
+        { name: 'users', description: 'Looking users up by e-mail address (operators).' },
+        {
+          name: 'authentication',
+          description: 'Sign-in, HTTP Basic checks, and device tokens from a refresh token.',
+        },
+        {
+          name: 'tv sign-in',
+          description: 'A TV signed in by a person on another screen (OAuth 2.0 device grant).',
+        },
+        { name: 'bookmarks', description: 'Last playback positions of content items.' },
+        { name: 'ratings', description: 'A user’s rating of a content item.' },
+        { name: 'subscriptions', description: 'Offers and the home-zone subscription.' },
+        { name: 'advertising', description: 'Ad breaks and VAST tags of content items.' },
+        { name: 'campaigns', description: 'Advertising contacts of an account.' },
+        { name: 'registration', description: 'The registration e-mail.' },
+      ],
       securityDefinitions: {
         BearerToken: {
           type: 'apiKey',

@@ -130,22 +130,6 @@ export function defineErrors<C extends Record<string, CatalogueEntry>>(
   return factories as { readonly [K in keyof C]: ErrorFactory };
 }
 
-/**
- * A refusal of credentials that always carries its challenge: raised with `WWW-Authenticate:
- * <challenge>`, documented with the header.
- */
-export function challenging(entry: ErrorFactory, challenge: string): ErrorFactory {
-  const spec: ErrorSpec = {
-    ...entry,
-    headers: [...new Set([...entry.headers, 'www-authenticate' as const])],
-  };
-  return Object.assign(
-    (message?: string, options: ProblemOptions = {}) =>
-      entry(message, { ...options, headers: { ...options.headers, 'www-authenticate': challenge } }),
-    spec,
-  );
-}
-
 /** What every service answers about the request itself, before or around its operation. */
 export const httpErrors = defineErrors('family/http', {
   ROUTE_NOT_FOUND: [404, 'No operation at this path and method.'],

@@ -61,10 +61,13 @@ describe('agents server authentication', () => {
 
   for (const route of routes) {
     describe(`${route.method} ${route.url}`, () => {
-      it('no credentials: 401 CREDENTIALS_MISSING with a Bearer challenge', async () => {
+      it('no credentials: 401 CREDENTIALS_MISSING challenging with both schemes it takes', async () => {
         const response = await call(route, {});
         assertFamilyError(response, 401, 'UNAUTHORIZED', 'CREDENTIALS_MISSING');
-        assert.equal(response.headers['www-authenticate'], 'Bearer realm="sintonia-agents"');
+        assert.equal(
+          response.headers['www-authenticate'],
+          'apiKey realm="sintonia-agents", Bearer realm="sintonia-agents"',
+        );
       });
       for (const keyClass of ['runtime', 'backoffice']) {
         it(`a ${keyClass} key passes`, async () => {

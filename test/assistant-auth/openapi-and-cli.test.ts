@@ -32,6 +32,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
       'apiKey',
       'callbackData',
       'directLineBearer',
+      'fileSignature',
     ]);
     const paths = document.paths as Record<string, Record<string, Operation>>;
     const op = (path: string, method = 'get') => paths[path]?.[method];

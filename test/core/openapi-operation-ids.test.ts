@@ -107,6 +107,9 @@ describe('operation ids of the three API documents', () => {
       'get /v3/directline/conversations/{conversationId}',
       'get /v3/directline/conversations/{conversationId}/activities',
       'get /v3/directline/conversations/{conversationId}/files/{fileId}',
+      'head /v3/directline/conversations/{conversationId}',
+      'head /v3/directline/conversations/{conversationId}/activities',
+      'head /v3/directline/conversations/{conversationId}/files/{fileId}',
       'post /v3/directline/conversations',
       'post /v3/directline/conversations/{conversationId}/activities',
       'post /v3/directline/conversations/{conversationId}/upload',
@@ -114,7 +117,11 @@ describe('operation ids of the three API documents', () => {
       'post /v3/directline/tokens/refresh',
     ]);
     for (const op of directLine) {
-      assert.deepEqual(op.security, [{ directLineBearer: [] }], `${op.method} ${op.path}`);
+      // A file is also fetched by its contentUrl's signature alone.
+      const expected = op.path.includes('/files/')
+        ? [{ directLineBearer: [] }, { fileSignature: [] }]
+        : [{ directLineBearer: [] }];
+      assert.deepEqual(op.security, expected, `${op.method} ${op.path}`);
     }
     // The bearer scheme is the Direct Line routes' only: the rest keep their API key or callback parameter.
     const others = operations.filter(

@@ -7,7 +7,14 @@ import type { ConversationService } from './conversation-service.ts';
 import type { Credential } from './credentials.ts';
 import { activityLimitErrors, directLineErrors } from './errors.ts';
 import type { StoredFile } from './next-activity.ts';
-import { conversationParams, fileParams, fileQuery, resourceResponseSchema, uploadQuery } from './schemas.ts';
+import {
+  conversationParams,
+  fileParams,
+  fileQuery,
+  resourceResponseSchema,
+  uploadForm,
+  uploadQuery,
+} from './schemas.ts';
 import { readUpload } from './upload.ts';
 import type { UploadQuota } from './upload-quota.ts';
 
@@ -84,6 +91,8 @@ export async function fileRoutes(
         },
         {
           consumes: ['multipart/form-data'],
+          // Documented, not validated: the handler reads the parts as they stream (upload.ts).
+          documentedBody: uploadForm,
           params: conversationParams,
           querystring: uploadQuery,
           response: { 200: resourceResponseSchema },
@@ -126,12 +135,23 @@ export async function fileRoutes(
           ],
         },
         {
+          // The contentUrl's signature stands in for the bearer (the onRequest hook above).
+          security: [{ directLineBearer: [] }, { fileSignature: [] }] as Array<Record<string, string[]>>,
           params: fileParams,
           querystring: fileQuery,
           response: {
             200: {
-              description: 'The file, with its stored content type.',
-              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+              description:
+                'The file as uploaded, under the media type its part was sent with (application/octet-stream when that was missing or malformed); Content-Disposition inline for types browsers only display, attachment otherwise, with the file name.',
+              headers: {
+                'Content-Disposition': {
+                  type: 'string',
+                  description: "`inline` or `attachment`, with `filename*=UTF-8''<name>`.",
+                },
+                'X-Content-Type-Options': { type: 'string', description: '`nosniff`.' },
+                'Content-Security-Policy': { type: 'string', description: "`default-src 'none'; sandbox`." },
+              },
+              content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
             },
           },
         },

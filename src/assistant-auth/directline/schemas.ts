@@ -187,6 +187,21 @@ export const uploadQuery = Type.Object({
   ),
 });
 
+/** An upload's parts as the document shows them (DirectLineJS's FormData); upload.ts reads them. */
+export const uploadForm = Type.Object({
+  activity: Type.Optional(
+    Type.String({
+      description:
+        'One activity as JSON (DirectLineJS sends it as a part of type `application/vnd.microsoft.activity`): the message the files belong to; its own attachments are replaced by the files.',
+    }),
+  ),
+  file: Type.Array(Type.String({ format: 'binary' }), {
+    minItems: 1,
+    description:
+      'The files, one part each with its file name and media type; any part not named `activity` is taken as a file.',
+  }),
+});
+
 export const fileParams = Type.Object({
   conversationId: Type.String({ pattern: conversationIdPattern }),
   fileId: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }),

@@ -13,6 +13,8 @@ export function accountRoutes(app: App, { guards, accounts }: ClientApi): void {
       schema: operation(
         {
           id: 'AccountManagement_GetUserHashAsync',
+          description:
+            "Answers the account's userHash: the user code encoded with the keyed hash that the bookmark paths take as `{userHash}`, so a client never sends the code itself. 404 for an unknown account.",
           code: 'GET_USER_HASH',
           summary: "The account's userHash (its encoded user code).",
           tag: 'accounts',

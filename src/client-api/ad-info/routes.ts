@@ -12,6 +12,8 @@ export function adInfoRoutes(app: App, { guards, adInfo: ads }: ClientApi): void
       schema: operation(
         {
           id: 'Ad_GetContentAdInfoAsync',
+          description:
+            'Answers the ad breaks of the content item and the VAST tag to fetch them with, from the ad decision service (AD_DECISION_URL) or the local ad table. Contents that carry no ads (Channels, Commercials) answer 204; a failing ad decision service is 502 SUBSYSTEM_ERROR.',
           code: 'AD_INFO',
           summary:
             'Ad breaks and VAST tag of a content item; 204 for contents that carry no ads (Channels, Commercials).',

@@ -1,22 +1,22 @@
-import { authErrors, challenging, type ErrorSpec, httpErrors } from '../../core/errors.ts';
+import { authErrors, type ErrorSpec, httpErrors } from '../../core/errors.ts';
 import { authenticationErrors } from './errors.ts';
 
 /** The kinds of credentials a client API operation takes (its `security` in the API document). */
 export type CredentialKind = 'deviceOrOperator' | 'person' | 'operator' | 'refreshToken' | 'basic' | 'none';
 
-const BEARER_CHALLENGE = 'Bearer realm="sintonia"';
-const BASIC_CHALLENGE = 'Basic realm="sintonia", charset="UTF-8"';
-
-/** Refusals of a bearer credential: a device access token, or a refresh token on the token operations. */
+/**
+ * Refusals of a bearer credential: a device access token, or a refresh token on the token operations.
+ * Their 401s challenge with the schemes the operation declares (core/http/challenges.ts).
+ */
 export const bearerRefusals = {
-  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, BEARER_CHALLENGE),
-  TOKEN_INVALID: challenging(authErrors.TOKEN_INVALID, `${BEARER_CHALLENGE}, error="invalid_token"`),
+  CREDENTIALS_MISSING: authErrors.CREDENTIALS_MISSING,
+  TOKEN_INVALID: authErrors.TOKEN_INVALID,
 };
 
 /** Refusals of HTTP Basic credentials. */
 export const basicRefusals = {
-  CREDENTIALS_MISSING: challenging(authErrors.CREDENTIALS_MISSING, BASIC_CHALLENGE),
-  CREDENTIALS_INVALID: challenging(authenticationErrors.CREDENTIALS_INVALID, BASIC_CHALLENGE),
+  CREDENTIALS_MISSING: authErrors.CREDENTIALS_MISSING,
+  CREDENTIALS_INVALID: authenticationErrors.CREDENTIALS_INVALID,
 };
 
 /** The device-or-operator check (`guards.authenticate`) and the access checks after it. */

@@ -33,6 +33,8 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
       schema: operation(
         {
           id: 'Authentication_AuthenticateUserAsync',
+          description:
+            'Checks the user name and password of the body. On success the device (class from the path, `deviceId` and `deviceName` from the body) is registered on first sight, within MAX_DEVICES_PER_ACCOUNT, a session is opened and the user is answered with an access token and a refresh token; with `auth-only` the credentials are only checked: no device, no session. Wrong credentials are 401; failed attempts are throttled per user name and per address (429 LOGIN_THROTTLED with Retry-After).',
           code: 'AUTHENTICATE_NMP',
           summary:
             'Signs a user in on a device: registers the device on first sight, opens a session and returns the user and its tokens (auth-only: only checks).',
@@ -73,6 +75,8 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
       schema: operation(
         {
           id: 'Authentication_BasicAuthenticateUserAsync',
+          description:
+            "Checks the `Authorization: Basic` credentials and answers 200 when they are a user's; nothing is opened or stored. Wrong or missing credentials are 401 with a Basic challenge.",
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 200 when valid.',
           tag,
@@ -99,6 +103,8 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
       schema: operation(
         {
           id: 'Authentication_HeadAuthByDeviceClassUsersAuthenticate',
+          description:
+            "Checks the `Authorization: Basic` credentials and answers 204 when they are a user's, with no body; nothing is opened or stored. Wrong or missing credentials are 401 with a Basic challenge.",
           code: 'AUTHENTICATED',
           summary: 'Checks HTTP Basic credentials: 204 when valid.',
           tag,
@@ -118,7 +124,10 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
   );
 
   /** An operation of the device's session, authenticated by its refresh token (which rotates). */
-  const refreshing = <R extends TSchema>(header: { id: string; code: string; summary: string }, answer: R) =>
+  const refreshing = <R extends TSchema>(
+    header: { id: string; code: string; summary: string; description: string },
+    answer: R,
+  ) =>
     operation(
       { ...header, tag, security: 'refreshToken' },
       { params: DeviceTokenParams, querystring: TokenQuery, response: { 200: answer } },
@@ -130,6 +139,8 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
       schema: refreshing(
         {
           id: 'Authentication_GetTokensAsync',
+          description:
+            "Answers a new access token and a new refresh token for the device's session. The refresh token presented is spent: presenting it again closes the session, so a stolen and replayed token ends the session for both holders.",
           code: 'GET_TOKENS',
           summary:
             "Fresh tokens for the device's session, authenticated by its refresh token (which rotates).",
@@ -149,6 +160,8 @@ export function authRoutes(app: App, { auth, core }: ClientApi): void {
       schema: refreshing(
         {
           id: 'Authentication_GetUserAsync',
+          description:
+            "Answers the session's user with a new access token and a new refresh token, as after a sign-in. The refresh token presented is spent: presenting it again closes the session.",
           code: 'GET_USER_INFO',
           summary: "The session's user and fresh tokens, authenticated by its refresh token (which rotates).",
         },

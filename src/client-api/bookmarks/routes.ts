@@ -26,6 +26,8 @@ export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void
       schema: operation(
         {
           id: 'Bookmarks_GetRecentBookmarksAsync',
+          description:
+            "Lists the bookmarks of the account's user, the most recently saved first (a continue-watching row), at most `limit`; with `contentId`, only that content item's bookmark. 404 for an unknown account.",
           code: 'GET_RECENT_BOOKMARKS',
           summary:
             "The account user's bookmarks, the most recent position first (continue watching); with contentId, that content item's only.",
@@ -58,6 +60,8 @@ export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void
       schema: operation(
         {
           id: 'Bookmarks_GetBookmarkAsync',
+          description:
+            'Answers the last playback position, in seconds, that the user saved for the content item: the newest save wins whatever device made it. `accountNumber` and `version` narrow which user and bookmark version are read. 404 when there is none.',
           code: 'GET_BOOKMARK',
           summary:
             'Last playback position (seconds) of a content item for the user; accountNumber and version narrow it.',
@@ -91,6 +95,8 @@ export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void
       schema: operation(
         {
           id: 'Bookmarks_AddBookmarkAsync',
+          description:
+            "Stores `offset` (seconds) as the user's position in the content item and answers the stored bookmark. With `at`, the time the position was reached on the device, a save older than the stored bookmark leaves it as it is and answers `applied: false`, so saves arriving out of order never move the position back.",
           code: 'SAVE_BOOKMARK',
           summary:
             'Saves the last playback position and answers the stored bookmark; with `at`, a save older than the stored one changes nothing (applied=false).',

@@ -15,6 +15,8 @@ export function campaignRoutes(app: App, { guards, campaigns }: ClientApi): void
       schema: operation(
         {
           id: 'AccountManagement_AddContactAsync',
+          description:
+            "Stores the account's advertising contact for the campaign and answers its id (201). When CAMPAIGNS_URL is set the contact is forwarded to that subsystem instead, and a failure there is 502 SUBSYSTEM_ERROR.",
           code: 'ADD_CONTACT',
           summary:
             'Registers an advertising contact of the account for a campaign; answers its id. Forwarded to CAMPAIGNS_URL when set (502 when that fails).',

@@ -66,6 +66,8 @@ export function deviceSignInRoutes(app: App, { guards, deviceGrants, repositorie
         {
           ...signInOperation,
           id: 'DeviceSignIn_GetAsync',
+          description:
+            "Answers the TV waiting to be signed in with this user code: its class, id and name (the TV's own words, to show as untrusted text), so the person can check it before approving. Wrong codes are 404 and are throttled per person and per address (429 with Retry-After).",
           summary:
             'The TV waiting to be signed in with this code: its class, id and name. For a device of the account or the assistant (devices:pair); wrong codes are throttled per person and per address.',
           errors: [USER_CODE_INVALID, USER_CODE_THROTTLED, accountErrors.ACCOUNT_NOT_FOUND],
@@ -88,6 +90,8 @@ export function deviceSignInRoutes(app: App, { guards, deviceGrants, repositorie
         {
           ...signInOperation,
           id: 'DeviceSignIn_DecideAsync',
+          description:
+            'Approves (`true`) or refuses (`false`) the TV sign-in waiting with this code. On approval the TV becomes a device of the account, within MAX_DEVICES_PER_ACCOUNT, and its next poll of the token endpoint gets its tokens; on refusal it gets access_denied. Refusals are bounded per account (DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT).',
           summary:
             "Signs the TV with this code in to the account (true) or refuses it (false); the TV's next poll gets its tokens or access_denied. The device limit is checked here; refusals are bounded per account (DEVICE_GRANT_MAX_REFUSED_PER_ACCOUNT).",
           errors: [

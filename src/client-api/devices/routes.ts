@@ -30,7 +30,10 @@ const { ACCOUNT_NOT_FOUND } = accountErrors;
 const { DEVICE_NOT_FOUND } = deviceErrors;
 
 /** A read of one device of the account, which the assistant may do with `devices:read`. */
-const deviceRead = <R extends TSchema>(header: { id: string; code: string; summary: string }, answer: R) =>
+const deviceRead = <R extends TSchema>(
+  header: { id: string; code: string; summary: string; description: string },
+  answer: R,
+) =>
   deviceOperation(
     { ...header, delegated: 'devices:read', errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND] },
     { params: DeviceParams, querystring: QspQuery, response: { 200: answer } },
@@ -47,6 +50,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_GetValidDevicesAsync',
+          description:
+            "Lists the account's devices: id, name, class, enabled flag, first and last sign-in, and whether each saved a playback position within PLAYING_WINDOW. 404 for an unknown account.",
           code: 'GET_VALID_DEVICES',
           summary: "The account's devices.",
           delegated: 'devices:read',
@@ -69,6 +74,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_DeleteMediaPlayersAsync',
+          description:
+            "Deletes the account's devices of the given class (every class when none is given) that are past DEVICE_DELETE_COOLDOWN since activation; devices still inside it are kept. Each deleted device's sessions end, so its tokens are refused from the next request.",
           code: 'DELETE_DEVICES',
           summary: "Deletes the account's devices (of one class) that are outside their delete cool-down.",
           errors: [ACCOUNT_NOT_FOUND],
@@ -92,6 +99,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_GetPlayingDeviceIdsAsync',
+          description:
+            "Answers the ids of the account's devices that saved a playback position within PLAYING_WINDOW: what is playing on the account now. 404 for an unknown account.",
           summary: 'Ids of the devices that saved a playback position within the playing window.',
           delegated: 'devices:read',
           errors: [ACCOUNT_NOT_FOUND],
@@ -113,6 +122,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_GetSignedInDeviceIdsAsync',
+          description:
+            "Answers the ids of the account's devices holding at least one open session: not closed by a sign-out, a deletion or a disable, and used within SESSION_IDLE_TIMEOUT.",
           summary:
             'Ids of the devices signed in: with a session that is neither closed (signed out) nor idle past SESSION_IDLE_TIMEOUT.',
           delegated: 'devices:read',
@@ -135,6 +146,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceRead(
         {
           id: 'AccountManagement_GetDeviceAsync',
+          description:
+            'Answers one device of the account: id, name, class, enabled flag, first and last sign-in, and whether it is playing. 404 when the account or the device is unknown.',
           code: 'GET_DEVICES',
           summary: 'One device of the account.',
         },
@@ -151,6 +164,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_DeleteMediaPlayerAsync',
+          description:
+            'Deletes one device of the account and closes its sessions at once. Inside DEVICE_DELETE_COOLDOWN after its activation the answer is 409 DEVICE_DELETE_COOLDOWN with Retry-After, the seconds left.',
           code: 'DELETE_DEVICE',
           summary: 'Deletes a device and ends its sessions; 409 with Retry-After inside the cool-down.',
           errors: [ACCOUNT_NOT_FOUND, DEVICE_NOT_FOUND, deviceErrors.DEVICE_DELETE_COOLDOWN],
@@ -173,6 +188,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_SetMediaPlayerEnabledAsync',
+          description:
+            "Sets a device's enabled flag from the path's `true` or `false`. Enabling beyond MAX_DEVICES_PER_ACCOUNT enabled devices is 409 DEVICE_LIMIT_REACHED; disabling closes the device's sessions, so its tokens are refused from the next request.",
           code: 'SET_DEVICE_STATE',
           summary:
             'Enables (within MAX_DEVICES_PER_ACCOUNT) or disables a device; disabling ends its sessions.',
@@ -200,6 +217,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceRead(
         {
           id: 'AccountManagement_GetMediaPlayerNameAsync',
+          description:
+            "Answers the device's id and the name its user gave it. 404 when the account or the device is unknown.",
           code: 'GET_DEVICE_NAME',
           summary: "The device's name.",
         },
@@ -221,6 +240,8 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
       schema: deviceOperation(
         {
           id: 'AccountManagement_UpdateMediaPlayerNameAsync',
+          description:
+            "Replaces the device's name with the body, a bare string (a JSON string, `<string>` in XML) of 1 to 64 characters: DEVICE_NAME_REQUIRED or DEVICE_NAME_TOO_LONG (400) otherwise.",
           code: 'SET_DEVICE_NAME',
           summary: 'Renames a device; the body is the bare new name.',
           delegated: 'devices:write',

@@ -22,6 +22,8 @@ export function ratingRoutes(app: App, { guards, ratings }: ClientApi): void {
         {
           id,
           code: 'SET_RATING',
+          description:
+            "Stores the user's rating, 1 to 5, of the content item (a new rating replaces the user's earlier one) and answers it with the content's average rating and number of ratings. The user comes from the device token, or from the query for an operator key.",
           summary:
             "Sets the user's rating (1-5) of a content item; answers it with the content's average and count.",
           tag,

@@ -11,6 +11,8 @@ export function registrationRoutes(app: App, { registration }: ClientApi): void 
       schema: operation(
         {
           id: 'AccountManagement_RequestSendEmailAsync',
+          description:
+            "Queues a registration e-mail to the address in the body, in the durable outbox that a worker sends from, retrying failed attempts later, and answers at once with the request's reference (`status: queued`). The sender's name and the device class are quoted only when they are plain words. Limited per client address and per e-mail address within their windows: 429 with Retry-After.",
           code: 'CORREO',
           summary:
             'Queues a registration e-mail to the address (durable outbox). Rate-limited per client address and per e-mail address (429 with Retry-After).',

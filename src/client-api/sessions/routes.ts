@@ -22,6 +22,8 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
       schema: operation(
         {
           id: 'AccountManagement_TearDownSessionsAsync',
+          description:
+            "Closes every open session of the account's devices whose qspVersion matches (`All`: every session). The closed sessions' access and refresh tokens are refused from the very next request, the assistant's delegated tokens resting on them included.",
           code: 'DELETE_SESSIONS',
           summary: "Closes the account's sessions of one qspVersion (All: every one).",
           tag,
@@ -47,6 +49,8 @@ export function sessionRoutes(app: App, { guards, sessions }: ClientApi): void {
       schema: operation(
         {
           id: 'AccountManagement_TearDownDeviceSessionsAsync',
+          description:
+            "Closes one device's open sessions whose qspVersion matches (`All`: every session); their access and refresh tokens are refused from the next request. The device stays registered and enabled.",
           code: 'DELETE_DEVICE_SESSIONS',
           summary: "Closes one device's sessions of one qspVersion (All: every one).",
           tag,

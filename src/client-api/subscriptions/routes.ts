@@ -30,6 +30,8 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
       schema: operation(
         {
           id: 'AccountManagement_UpgradeUserAsync',
+          description:
+            'Enables the dth offer `{codPersona};{codOferta}` for the platform user and answers the resulting subscription. With SUBSCRIPTIONS_URL set the request goes to that back end, and a failure there is 502 SUBSYSTEM_ERROR; otherwise the local store answers.',
           code: 'UPGRADE_USER',
           summary:
             'Enables the dth offer {codPersona};{codOferta} for the user and answers the subscription. Sent to SUBSCRIPTIONS_URL when set (502 when that fails).',
@@ -64,6 +66,8 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
       schema: operation(
         {
           id: 'AccountManagement_CheckHomeZoneSubscriptionAsync',
+          description:
+            'Answers 204 when the account holds a home-zone subscription and 404 when it does not; a HEAD, so neither answer has a body.',
           code: 'CHECK_HOMEZONE_SUBSCR',
           summary: 'Whether the account holds a home-zone subscription: 204 yes, 404 no (no body: HEAD).',
           tag,

@@ -16,6 +16,8 @@ export function userRoutes(app: App, { guards, users: userService }: ClientApi):
       schema: operation(
         {
           id: 'AccountManagement_GetUserByEmailAsync',
+          description:
+            'Looks a user up by e-mail address (compared case-insensitively). When several accounts hold a user with that address, the oldest is answered. 404 when none does.',
           code: 'GET_USER_BY_EMAIL',
           summary: 'The user with this e-mail (the oldest, when several accounts have one). Operators only.',
           tag,
@@ -38,6 +40,8 @@ export function userRoutes(app: App, { guards, users: userService }: ClientApi):
       schema: operation(
         {
           id: 'AccountManagement_GetUsersByEmailAsync',
+          description:
+            'Lists every user holding this e-mail address (compared case-insensitively), across accounts, oldest first; an empty list when none does.',
           code: 'GET_USERS_BY_EMAIL',
           summary: 'Every user with this e-mail (maybe none). Operators only.',
           tag,

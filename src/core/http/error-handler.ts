@@ -8,6 +8,7 @@ import {
   ProblemError,
   statusCategories,
 } from '../errors.ts';
+import type {} from './challenges.ts';
 import { unmatchedRoute } from './route-methods.ts';
 
 /** What a client is told to wait when the store cannot be reached: a lost connection is replaced at once. */
@@ -142,9 +143,16 @@ export function toProblem(error: unknown, policy: ProblemPolicy = familyPolicy):
 const problemType = Symbol('problem type');
 type Answered = FastifyReply & { [problemType]?: string };
 
+/**
+ * Sends the family body. A 401 carries the challenge its operation's declared security implies
+ * (challenges.ts), so no refusal can name another scheme than the document does.
+ */
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
   (reply as Answered)[problemType] = problem.type;
-  return reply.code(problem.status).headers(problem.headers).send(problem.toBody());
+  reply.code(problem.status).headers(problem.headers);
+  const challenge = problem.status === 401 ? reply.request.server.authChallenge?.(reply.request) : undefined;
+  if (challenge !== undefined) reply.header('www-authenticate', challenge);
+  return reply.send(problem.toBody());
 }
 
 /** The type of the family error body the reply was answered with (its first `errors[].type`), if any. */

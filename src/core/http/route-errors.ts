@@ -3,7 +3,12 @@ import { type ErrorHeader, type ErrorSpec, type ErrorStatus, httpErrors } from '
 /** How each header an error type carries is documented on its response. */
 const documentedHeaders: Record<ErrorHeader, { name: string; type: string; description: string }> = {
   'retry-after': { name: 'Retry-After', type: 'integer', description: 'Seconds until a retry may pass.' },
-  'www-authenticate': { name: 'WWW-Authenticate', type: 'string', description: 'The challenge.' },
+  'www-authenticate': {
+    name: 'WWW-Authenticate',
+    type: 'string',
+    description:
+      'The challenge of the credentials the operation takes: `Bearer realm="…"` (with `error="invalid_token"` when a token was sent), `Basic realm="…"`, or an API key under its security scheme’s name (`ApiKey realm="…"`).',
+  },
   allow: { name: 'Allow', type: 'string', description: 'The methods this path has.' },
 };
 
@@ -53,7 +58,9 @@ export function errorResponses(errors: readonly ErrorSpec[]): {
   const types: Record<string, string[]> = {};
   for (const [status, specs] of errorTypesByStatus(errors)) {
     types[status] = specs.map((spec) => spec.type);
-    const headers = [...new Set(specs.flatMap((spec) => spec.headers))].map(
+    // Every 401 carries a challenge (error-handler.ts), whichever type it is.
+    const challenge: ErrorHeader[] = status === 401 ? ['www-authenticate'] : [];
+    const headers = [...new Set([...specs.flatMap((spec) => spec.headers), ...challenge])].map(
       (header) => documentedHeaders[header],
     );
     response[status] = {

@@ -17,6 +17,7 @@ import Type from 'typebox';
 import type { Core, ServiceName } from '../core.ts';
 import { errorBodySchema, httpErrors } from '../errors.ts';
 import type { App } from './app.ts';
+import { challengerFor } from './challenges.ts';
 import { answerClientError } from './client-errors.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
@@ -170,10 +171,16 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(errorBodySchema);
+  // Bodies are JSON unless a scope says otherwise (client-api's media types, forms, uploads): a text/plain
+  // body is 415 like any other unsupported type, not a string the schema then refuses.
+  app.removeContentTypeParser('text/plain');
   // Before any route: the not-found handler answers 405 for a path registered with other methods.
   recordRouteMethods(app);
   const openapi = service.openapi && resolveOpenApi(service.openapi, core.config);
-  if (openapi) await registerOpenApi(app, openapi);
+  if (openapi) {
+    await registerOpenApi(app, openapi);
+    app.decorate('authChallenge', challengerFor(openapi.document, openapi.realm));
+  }
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // While draining, clients are told not to reuse the connection, so none is cut off at close.

@@ -148,8 +148,13 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
         lane.client.query(
           queryOf(statement, (error: Error | undefined, result: pg.QueryResult<Row>) => {
             lane.sentAt.shift();
-            if (error) reject(error);
-            else resolve(result);
+            if (error === undefined) return resolve(result);
+            // The connection is going: no later statement may be sent to it before its 'end' says so.
+            if (connectionLost(error)) {
+              retire(lane);
+              lane.client.end().catch(() => {});
+            }
+            reject(error);
           }),
         );
       });
@@ -161,6 +166,15 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
     },
   };
+}
+
+/**
+ * An error that ends its connection rather than only its statement: a driver error (socket closed, reset),
+ * or the server's FATAL one (the backend terminated, the server shutting down).
+ */
+function connectionLost(error: Error): boolean {
+  if (!(error instanceof pg.DatabaseError)) return true;
+  return error.severity === 'FATAL' || error.severity === 'PANIC';
 }
 
 /**

@@ -1,57 +1,40 @@
 /**
- * The database's ceiling: PostgreSQL's own pgbench runs our exact bookmark save and read statements (as
- * compiled for the hot paths, src/client-api/bookmarks/statements.ts) on the same cluster and database as
- * our run, over as many connections as our process gives those statements (DATABASE_PIPELINE_CONNECTIONS),
- * once one statement per round trip and once pipelined as ours are; the scale report prints our rate as a
- * fraction of each. pgbench's keys: user hashes '1'…'1000' and contents 1…100 (the save writes them, then
- * the read finds them), the session one of ours signed in; the arguments our paths leave null (version,
- * and the read's account filter) are written NULL into the text.
+ * The database's ceiling: PostgreSQL's own pgbench runs our bookmark save and read statements (the text the
+ * repository's Kysely queries compile to, src/client-api/bookmarks/repository.ts; queries/captured.postgres.sql)
+ * on the same cluster and database as our run, over as many connections as our process gives them
+ * (DATABASE_PIPELINE_CONNECTIONS), once one statement per round trip and once pipelined as ours are; the
+ * scale report prints our rate as a fraction of each. pgbench's keys: user hashes '1'…'1000' and contents
+ * 1…100 (the save writes them, then the read finds them).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { bookmarkFindInSession, bookmarkSaveInOpenSession } from '../src/client-api/bookmarks/statements.ts';
-import type { NamedStatement } from '../src/core/db/statement.ts';
 
 const run = promisify(execFile);
 export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 /** Statements per pipeline in the pipelined run. */
 const PIPELINE_DEPTH = 16;
 
-/** What each named argument of the two statements becomes in pgbench's script. */
-const argumentText: Record<string, string> = {
-  sessionId: ':sid',
-  userHash: ':u',
-  user_hash: ':u',
-  contentId: ':c',
-  content_id: ':c',
-  accountNumber: 'NULL',
-  account_number: ':a',
-  version: 'NULL',
-  offset_seconds: ':o',
-  position_at: ':t',
-  updated_at: ':t',
-  device_id: ':dev',
-  device_class: ':dc',
-  idleBefore: '0',
-};
-
-/** The statement's PostgreSQL text with pgbench variables for its placeholders, on one line. */
-export function pgbenchText(statement: NamedStatement): string {
-  const { sql, parameters } = statement.compile('postgres');
-  let text = sql;
-  for (let index = parameters.length; index >= 1; index--) {
-    const parameter = parameters[index - 1];
-    const replacement =
-      parameter && 'arg' in parameter ? argumentText[parameter.arg] : JSON.stringify(parameter?.value);
-    if (replacement === undefined) throw new Error(`pgbench: no value for ${JSON.stringify(parameter)}`);
-    text = text.replaceAll(`$${index}`, replacement);
-  }
-  return text.replace(/\s+/g, ' ');
-}
+/** The repository's two statements, as it sends them, with pgbench variables for their values. */
+const statements = [
+  {
+    name: 'bookmark_save',
+    text:
+      'insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", ' +
+      '"position_at", "device_id", "device_class", "updated_at") values (:u, :c, :a, NULL, :o, :t, :dev, :dc, :t) ' +
+      'on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", ' +
+      '"version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", ' +
+      '"position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", ' +
+      '"device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" ' +
+      'where "bookmarks"."position_at" <= "excluded"."position_at" returning *',
+  },
+  {
+    name: 'bookmark_find',
+    text: 'select * from "bookmarks" where "user_hash" = :u and "content_id" = :c',
+  },
+];
 
 const keys = [
   '\\set u random(1, 1000)',
@@ -60,8 +43,8 @@ const keys = [
   '\\set a 9000000 + :u',
 ];
 
-function script(statement: NamedStatement, depth: number): string {
-  const text = `${pgbenchText(statement)};`;
+function script(statement: { text: string }, depth: number): string {
+  const text = `${statement.text};`;
   if (depth === 1) return `${keys.join('\n')}\n${text}\n`;
   const body = Array.from({ length: depth }, () => `${keys.join('\n')}\n${text}`);
   return `\\startpipeline\n${body.join('\n')}\n\\endpipeline\n`;
@@ -81,22 +64,10 @@ export async function runPgbench(
   connections: number,
   seconds: number,
 ): Promise<PgbenchResult[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  let sessionId: string | undefined;
-  try {
-    const { rows } = await client.query<{ id: string }>(
-      'select id from sessions where closed_at is null limit 1',
-    );
-    sessionId = rows[0]?.id;
-  } finally {
-    await client.end();
-  }
-  if (!sessionId) throw new Error('pgbench: no open session to run the statements in');
   const dir = mkdtempSync(join(tmpdir(), 'sintonia-pgbench-'));
   const results: PgbenchResult[] = [];
   try {
-    for (const statement of [bookmarkSaveInOpenSession, bookmarkFindInSession])
+    for (const statement of statements)
       for (const depth of [1, PIPELINE_DEPTH]) {
         const file = join(dir, `${statement.name}-${depth}.sql`);
         writeFileSync(file, script(statement, depth));
@@ -110,8 +81,6 @@ export async function runPgbench(
           String(Math.min(connections, 2)),
           '-T',
           String(seconds),
-          '-D',
-          `sid=${sessionId}`,
           '-D',
           `t=${Date.now()}`,
           '-D',

@@ -1,5 +1,5 @@
 // What scripts/statement-capture.mjs recorded in a folder, read back: each distinct data statement the
-// product issued, by dialect. Used by `npm run queries:capture` (which writes queries/captured.*.sql) and by
+// product issued, by dialect. Used by `npm run queries` (which writes queries/captured.*.sql) and by
 // the test command, whose statement-plans test also plans every statement the run's own tests issued.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

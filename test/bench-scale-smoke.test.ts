@@ -70,12 +70,7 @@ test(`the bench's --scale 2 --quick on ${database}: the save at 1× and 2× data
     assert.match(run.stdout, /pgbench on the 2× database, same cluster:/);
     assert.deepEqual(
       store?.pgbench?.map((rate) => `${rate.statement} ${rate.pipelined}`),
-      [
-        'bookmark_save_in_open_session false',
-        'bookmark_save_in_open_session true',
-        'bookmark_find_in_session false',
-        'bookmark_find_in_session true',
-      ],
+      ['bookmark_save false', 'bookmark_save true', 'bookmark_find false', 'bookmark_find true'],
     );
     for (const rate of store?.pgbench ?? [])
       assert.ok(rate.rate > 0, `${rate.statement}: pgbench ran nothing`);

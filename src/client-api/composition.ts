@@ -60,7 +60,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
   const repositories = {
     accounts: createAccountRepository(database),
     users: createUserRepository(database),
-    devices: createDeviceRepository(database, gate),
+    devices: createDeviceRepository(database),
     sessions,
   };
   const signingKeys = createSigningKeys(createSigningKeyRepository(database), core.key(SIGNING_KEY_PURPOSE));
@@ -140,7 +140,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     auth,
     deviceGrants,
     bookmarks: createBookmarkService(
-      createBookmarkRepository(database, gate),
+      createBookmarkRepository(database),
       repositories.accounts,
       (account, device, at) => repositories.devices.markPlaying(account, device, at),
     ),

@@ -1,4 +1,3 @@
-import { problemHandler } from '../core/http/error-handler.ts';
 import { runWhileOpen, type ServiceDefinition, typed } from '../core/http/service-app.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { adInfoRoutes } from './ad-info/routes.ts';
@@ -75,11 +74,6 @@ export const clientApiService: ServiceDefinition = {
             )
             .then(() => done(null, payload));
         });
-        // A device token whose session is closed is told so before anything else wrong with its request.
-        const answer = problemHandler();
-        scope.setErrorHandler(async (error, request, reply) =>
-          answer(await api.guards.refusalFor(request, error), request, reply),
-        );
         for (const register of routes) register(scope, api);
       },
       { prefix: core.config.CLIENT_API_BASE_PATH },

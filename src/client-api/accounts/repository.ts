@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/database.ts';
-import { bindStatement, defineStatement } from '../../core/db/statement.ts';
 import type { AccountTables } from '../tables.ts';
 
 export interface AccountRecord {
@@ -15,16 +13,8 @@ const toRecord = (row: AccountTables['accounts']): AccountRecord => ({
   createdAt: row.created_at,
 });
 
-/** Every account route reads its account. */
-export const accountFind = defineStatement(
-  'account_find',
-  (db: Kysely<AccountTables>, args: { accountNumber: string }) =>
-    db.selectFrom('accounts').selectAll().where('account_number', '=', args.accountNumber),
-);
-
 export function createAccountRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  const findRow = bindStatement(database, accountFind);
   return {
     /** False when the account number is taken. */
     async insert(row: AccountTables['accounts']): Promise<boolean> {
@@ -37,7 +27,11 @@ export function createAccountRepository(database: Database) {
     },
 
     async find(accountNumber: string): Promise<AccountRecord | undefined> {
-      const [row] = await findRow({ accountNumber });
+      const row = await db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('account_number', '=', accountNumber)
+        .executeTakeFirst();
       return row ? toRecord(row) : undefined;
     },
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyStore } from '../../core/api-keys/api-keys.ts';
 import type { DelegationScope } from '../../core/delegation.ts';
-import { authErrors, ProblemError } from '../../core/errors.ts';
+import { authErrors } from '../../core/errors.ts';
 import { authenticateApiKey } from '../../core/http/api-key-guard.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
 import { DELEGATED_SCOPE } from '../openapi.ts';
@@ -11,7 +11,7 @@ import type { AssistantPrincipal, DelegatedTokens } from './delegated-tokens.ts'
 import type { DevicePrincipal, Principal } from './principal.ts';
 import type { SessionGate } from './session-gate.ts';
 import type { SigningKeys } from './signing-keys.ts';
-import { type AccessClaims, bearer, bearerAsSent, verifyAccessToken } from './tokens.ts';
+import { type AccessClaims, bearer, verifyAccessToken } from './tokens.ts';
 
 /** A hook usable as onRequest or preHandler: request params are known at both. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -21,27 +21,17 @@ export type SyncGuard = (request: FastifyRequest, reply: FastifyReply, done: (er
 export interface Guards {
   /**
    * onRequest: a device access token (`Authorization: Bearer <JWT>`, ES256, our kid, its session still
-   * open and not idle) or an operator key (`X-API-Key`, class backoffice) sets `request.principal`.
-   * No credentials, or bad ones: 401. A valid key of another class: 403.
+   * open and not idle: SessionGate) or an operator key (`X-API-Key`, class backoffice) sets
+   * `request.principal`. No credentials, or bad ones, or a closed or idle session: 401, before anything else
+   * about the request is looked at. A valid key of another class: 403.
    */
   authenticate: Guard;
-  /**
-   * onRequest of an operation whose repository checks a device token's session with its own statement
-   * (see SessionGate): here the token's signature and expiry, there its session. Otherwise as `authenticate`.
-   */
-  authenticateInStatement: SyncGuard;
   /** The principal's account must be the one in the path parameter `param`; operators pass. Else 403. */
   requireAccount(param: string): SyncGuard;
   /** The principal's userHash must be the path parameter `param`; operators pass. Else 403. */
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
-  /**
-   * What a refused request is told: a device token whose session is closed or idle hears 401 TOKEN_INVALID
-   * first, whatever else is wrong with the request (a refusal can come before the statement that checks the
-   * session has run).
-   */
-  refusalFor(request: FastifyRequest, error: unknown): Promise<unknown>;
 }
 
 export interface GuardDependencies {
@@ -145,8 +135,8 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     if (limitKey !== undefined) deviceLimit?.hit(limitKey);
   };
 
-  /** Sets the request's principal; a device token's session checked now unless `sessionInStatement`. */
-  async function authenticate(request: FastifyRequest, sessionInStatement: boolean): Promise<void> {
+  /** Sets the request's principal; a device token's session is checked every time. */
+  async function authenticate(request: FastifyRequest): Promise<void> {
     if (request.headers['x-api-key'] !== undefined) {
       const key = await authenticateApiKey(apiKeys, request);
       if (key?.keyClass !== 'backoffice') {
@@ -163,16 +153,8 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     }
     const device = await verifiedDevice(token, Date.now());
     if (!device) throw bearerRefusals.TOKEN_INVALID();
-    if (!sessionInStatement) await gate.check(device.principal);
+    await gate.check(device.principal);
     accept(request, device.principal, device.limitKey);
-  }
-
-  /** A device token this process already verified and not expired, with its principal: no I/O at all. */
-  function knownDeviceToken(request: FastifyRequest): VerifiedToken | undefined {
-    if (request.headers['x-api-key'] !== undefined) return undefined;
-    const token = bearerAsSent(request.headers.authorization);
-    const known = token === undefined ? undefined : remembered(token);
-    return known !== undefined && known.expiresAt > Date.now() ? known : undefined;
   }
 
   const principalOf = (request: FastifyRequest): Principal => {
@@ -203,17 +185,7 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     };
 
   return {
-    authenticate: (request) => authenticate(request, false),
-
-    authenticateInStatement(request, _reply, done) {
-      const known = knownDeviceToken(request);
-      if (known === undefined) {
-        authenticate(request, true).then(() => done(), done);
-        return;
-      }
-      accept(request, known.principal, known.limitKey);
-      done();
-    },
+    authenticate,
 
     requireAccount: (name) => sameAs('accountNumber', name, "another account's"),
     requireUserHash: (name) => sameAs('userHash', name, "another user's"),
@@ -223,20 +195,6 @@ export function createGuards(dependencies: GuardDependencies): Guards {
         throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
       }
       done();
-    },
-
-    async refusalFor(request, error) {
-      const principal = request.principal;
-      if (principal?.kind !== 'device') return error;
-      const status =
-        error instanceof ProblemError ? error.status : (error as { statusCode?: unknown }).statusCode;
-      if (typeof status !== 'number' || status < 400 || status >= 500 || status === 401) return error;
-      try {
-        await gate.check(principal);
-        return error;
-      } catch (refusal) {
-        return refusal;
-      }
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { AssistantPrincipal } from './delegated-tokens.ts';
-import type { SessionRef } from './session-gate.ts';
 
 /**
  * Who is calling a client API operation. Set on the request by the client-api's guards (guards.ts): a
@@ -22,11 +21,6 @@ export type Principal =
 
 /** A device session's token as a principal. */
 export type DevicePrincipal = Extract<Principal, { kind: 'device' }>;
-
-/** The device session a principal acts in, for a repository to check with its statement; none for others. */
-export function sessionOf(principal: Principal | undefined): SessionRef | undefined {
-  return principal?.kind === 'device' ? principal : undefined;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {

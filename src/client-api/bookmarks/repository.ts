@@ -1,20 +1,7 @@
 import type { Database } from '../../core/db/database.ts';
-import { bindStatement } from '../../core/db/statement.ts';
-import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
-import { sessionStateOf } from '../sessions/repository.ts';
 import type { ClientContentTables } from '../tables.ts';
-import {
-  type BookmarkKey,
-  type BookmarkRow,
-  bookmarkColumns,
-  bookmarkFind,
-  bookmarkFindInSession,
-  bookmarkSave,
-  bookmarkSaveInOpenSession,
-  bookmarkSaveInSession,
-} from './statements.ts';
 
-export type { BookmarkRow };
+export type BookmarkRow = ClientContentTables['bookmarks'];
 
 export interface BookmarkFilter {
   userHash: string;
@@ -23,65 +10,56 @@ export interface BookmarkFilter {
   version?: string;
 }
 
-/**
- * Bookmarks, read and saved by key. With `as`, the caller is a device token: its session must be open and
- * not idle, or the call is refused (401 TOKEN_INVALID) and nothing is written. On PostgreSQL the session's
- * state is read in the same statement as the data (one round trip per request); a save in a session this
- * process saw in use within the minute only checks it there (nothing to read back unless nothing was
- * written). On SQLite it is checked first, from memory (see SessionGate).
- */
+/** Bookmarks, read and saved by key. Whose session may reach them is the guard's business (SessionGate). */
 export interface BookmarkRepository {
-  find(filter: BookmarkFilter, as?: SessionRef): Promise<BookmarkRow | undefined>;
+  find(filter: BookmarkFilter): Promise<BookmarkRow | undefined>;
   /** Writes unless the stored position is newer; answers the row written, or undefined when it was not. */
-  saveUnlessStale(row: BookmarkRow, as?: SessionRef): Promise<BookmarkRow | undefined>;
+  saveUnlessStale(row: BookmarkRow): Promise<BookmarkRow | undefined>;
   /** A user's bookmarks, the most recent position first (of one content item, with `contentId`). */
   recent(userHash: string, limit: number, contentId?: number): Promise<BookmarkRow[]>;
 }
 
-const keyOf = (filter: BookmarkFilter): BookmarkKey => ({
-  userHash: filter.userHash,
-  contentId: filter.contentId,
-  accountNumber: filter.accountNumber ?? null,
-  version: filter.version ?? null,
-});
-
-export function createBookmarkRepository(database: Database, gate: SessionGate): BookmarkRepository {
-  const find = bindStatement(database, bookmarkFind);
-  const save = bindStatement(database, bookmarkSave);
-  const inSession =
-    database.dialect === 'postgres'
-      ? {
-          find: bindStatement(database, bookmarkFindInSession),
-          save: bindStatement(database, bookmarkSaveInSession),
-          saveInOpen: bindStatement(database, bookmarkSaveInOpenSession),
-        }
-      : undefined;
+export function createBookmarkRepository(database: Database): BookmarkRepository {
+  const db = database.db.withTables<ClientContentTables>();
 
   return {
-    async find(filter, as) {
-      const key = keyOf(filter);
-      if (as === undefined || inSession === undefined) {
-        if (as !== undefined) await gate.check(as);
-        return (await find(key))[0];
-      }
-      const { now, idleBefore } = gate.bound();
-      const [row] = await inSession.find({
-        userHash: key.userHash,
-        contentId: key.contentId,
-        accountNumber: key.accountNumber,
-        version: key.version,
-        sessionId: as.sessionId,
-        idleBefore,
-      });
-      await gate.accept(as, sessionStateOf(row), now);
-      if (row === undefined || row.offset_seconds === null) return undefined;
-      // A joined bookmark's columns are all set when its offset is: they are NOT NULL in the table.
-      return bookmarkColumns(row as BookmarkRow);
+    find(filter) {
+      return db
+        .selectFrom('bookmarks')
+        .selectAll()
+        .where('user_hash', '=', filter.userHash)
+        .where('content_id', '=', filter.contentId)
+        .$if(filter.accountNumber !== undefined, (query) =>
+          query.where('account_number', '=', filter.accountNumber ?? ''),
+        )
+        .$if(filter.version !== undefined, (query) => query.where('version', '=', filter.version ?? ''))
+        .executeTakeFirst();
+    },
+
+    saveUnlessStale(row) {
+      return db
+        .insertInto('bookmarks')
+        .values(row)
+        .onConflict((conflict) =>
+          conflict
+            .columns(['user_hash', 'content_id'])
+            .doUpdateSet((eb) => ({
+              account_number: eb.ref('excluded.account_number'),
+              version: eb.ref('excluded.version'),
+              offset_seconds: eb.ref('excluded.offset_seconds'),
+              position_at: eb.ref('excluded.position_at'),
+              device_id: eb.ref('excluded.device_id'),
+              device_class: eb.ref('excluded.device_class'),
+              updated_at: eb.ref('excluded.updated_at'),
+            }))
+            .where('bookmarks.position_at', '<=', (eb) => eb.ref('excluded.position_at')),
+        )
+        .returningAll()
+        .executeTakeFirst();
     },
 
     recent(userHash, limit, contentId) {
-      return database.db
-        .withTables<ClientContentTables>()
+      return db
         .selectFrom('bookmarks')
         .selectAll()
         .where('user_hash', '=', userHash)
@@ -90,26 +68,6 @@ export function createBookmarkRepository(database: Database, gate: SessionGate):
         .orderBy('content_id')
         .limit(limit)
         .execute();
-    },
-
-    async saveUnlessStale(row, as) {
-      if (as === undefined || inSession === undefined) {
-        if (as !== undefined) await gate.check(as);
-        return (await save(row))[0];
-      }
-      const { now, idleBefore, recent } = gate.bound(as);
-      const args = bookmarkColumns(row) as BookmarkRow & { sessionId: string; idleBefore: number };
-      args.sessionId = as.sessionId;
-      args.idleBefore = idleBefore;
-      if (recent) {
-        if ((await inSession.saveInOpen(args)).length > 0) return row;
-        // Nothing written: the session's state tells a refusal (closed, idle, gone) from a newer stored position.
-        await gate.check(as);
-        return undefined;
-      }
-      const [result] = await inSession.save(args);
-      await gate.accept(as, sessionStateOf(result), now);
-      return result?.written ? row : undefined;
     },
   };
 }

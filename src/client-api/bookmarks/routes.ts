@@ -46,10 +46,8 @@ export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void
     async ({ params, query }) => bookmarks.recent(params.accountNumber, query.limit, query.contentId),
   );
 
-  // Access is checked after validation, so a malformed path is 400 whoever calls. The repository checks a
-  // device token's session with the read's or the save's own statement.
   const access = {
-    onRequest: guards.authenticateInStatement,
+    onRequest: guards.authenticate,
     preHandler: guards.requireUserHash('userHash'),
   };
 
@@ -77,15 +75,12 @@ export function bookmarkRoutes(app: App, { guards, bookmarks }: ClientApi): void
       ),
     },
     async (request) =>
-      bookmarks.read(
-        {
-          userHash: request.params.userHash,
-          contentId: request.params.contentId,
-          accountNumber: request.query.accountNumber,
-          version: request.query.version,
-        },
-        request.principal,
-      ),
+      bookmarks.read({
+        userHash: request.params.userHash,
+        contentId: request.params.contentId,
+        accountNumber: request.query.accountNumber,
+        version: request.query.version,
+      }),
   );
 
   app.post(

@@ -3,7 +3,7 @@ import { isoTime } from '../../core/iso-time.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { AccountRepository } from '../accounts/repository.ts';
 import { authenticationErrors } from '../auth/errors.ts';
-import { type DevicePrincipal, type Principal, sessionOf } from '../auth/principal.ts';
+import type { DevicePrincipal, Principal } from '../auth/principal.ts';
 import { userErrors } from '../users/errors.ts';
 import { bookmarkErrors } from './errors.ts';
 import type { BookmarkFilter, BookmarkRepository, BookmarkRow } from './repository.ts';
@@ -23,8 +23,7 @@ export interface BookmarkSave {
 }
 
 export interface BookmarkService {
-  /** Reads as `principal`: a device token's session must be open (the repository checks it with the read). */
-  read(filter: BookmarkFilter, principal?: Principal): Promise<Bookmark>;
+  read(filter: BookmarkFilter): Promise<Bookmark>;
   /**
    * Saves a position as `principal`: a device under its own deviceId and deviceClass, in its own account; an operator
    * for any user, in the account that holds the userHash.
@@ -84,8 +83,8 @@ export function createBookmarkService(
       return rows.map((row) => toBookmark(row));
     },
 
-    async read(filter, principal) {
-      const row = await repository.find(filter, sessionOf(principal));
+    async read(filter) {
+      const row = await repository.find(filter);
       if (!row) throw bookmarkErrors.BOOKMARK_NOT_FOUND();
       return toBookmark(row);
     },
@@ -109,7 +108,7 @@ export function createBookmarkService(
         device_class: save.deviceClass,
         updated_at: time,
       };
-      const written = await repository.saveUnlessStale(row, sessionOf(principal));
+      const written = await repository.saveUnlessStale(row);
       if (written) {
         const marking = mark(accountNumber, save.deviceId, time);
         if (marking !== undefined) await marking;

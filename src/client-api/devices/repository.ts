@@ -1,52 +1,75 @@
 import type { Database } from '../../core/db/database.ts';
-import { bindStatement } from '../../core/db/statement.ts';
-import type { SessionGate, SessionRef } from '../auth/session-gate.ts';
-import { sessionStateOf } from '../sessions/repository.ts';
 import type { AccountTables } from '../tables.ts';
-import {
-  type DeviceListing,
-  type DeviceRow,
-  devicesListedInSession,
-  devicesOf,
-  devicesOfAccount,
-  listedDevices,
-} from './statements.ts';
 
-export type { DeviceListing, DeviceRow };
+export type DeviceRow = AccountTables['devices'];
 
-export function createDeviceRepository(database: Database, gate: SessionGate) {
+const allColumns = [
+  'account_number',
+  'device_id',
+  'name',
+  'device_class',
+  'enabled',
+  'registered_at',
+  'activated_at',
+  'last_seen_at',
+  'last_playback_at',
+] as const satisfies ReadonlyArray<keyof DeviceRow>;
+
+/** What a device list answers of each device (toDeviceBase): the columns a listing carries. */
+const listedColumns = [
+  'device_id',
+  'name',
+  'device_class',
+  'enabled',
+  'registered_at',
+  'last_seen_at',
+  'last_playback_at',
+] as const;
+
+export type DeviceListing = Pick<DeviceRow, (typeof listedColumns)[number]>;
+
+/**
+ * Oldest first, by registration time and then device id (UTF-16 code units, the same on both stores and
+ * whatever the database's collation): the order of every device list.
+ */
+function oldestFirst(a: DeviceListing, b: DeviceListing): number {
+  if (a.registered_at !== b.registered_at) return a.registered_at - b.registered_at;
+  return a.device_id < b.device_id ? -1 : a.device_id > b.device_id ? 1 : 0;
+}
+
+export function createDeviceRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  const ofAccount = bindStatement(database, devicesOfAccount);
-  const listedInSession =
-    database.dialect === 'postgres' ? bindStatement(database, devicesListedInSession) : undefined;
 
-  /** Every column of the account's devices, oldest first; undefined when the account does not exist. */
-  async function all(accountNumber: string): Promise<DeviceRow[] | undefined> {
-    const rows = await ofAccount({ accountNumber });
-    if (rows[0]?.found_account == null) return undefined;
-    return devicesOf(rows);
+  /**
+   * The account's devices with `columns`, oldest first, in one statement: a left join answers one row per
+   * device, or for an account without devices one row of nulls (the first row tells), and no row for an
+   * account that does not exist (undefined).
+   */
+  async function ofAccount<C extends keyof DeviceRow & string>(
+    accountNumber: string,
+    columns: readonly C[],
+  ): Promise<Pick<DeviceRow, C>[] | undefined> {
+    const rows = await db
+      .selectFrom('accounts as a')
+      .leftJoin('devices as d', 'd.account_number', 'a.account_number')
+      .select(columns.map((column) => `d.${column}` as const))
+      .where('a.account_number', '=', accountNumber)
+      .execute();
+    if (rows.length === 0) return undefined;
+    const first = rows[0] as { device_id?: string | null };
+    return first.device_id == null ? [] : (rows as unknown as Pick<DeviceRow, C>[]);
   }
 
   return {
-    /**
-     * The account's devices (what a list answers of each), oldest first; undefined when the account does not
-     * exist. With `as`, the caller is a device token whose session must be open and not idle, else 401
-     * TOKEN_INVALID: on PostgreSQL read in the same statement (one round trip), on SQLite checked first (see
-     * SessionGate).
-     */
-    async list(accountNumber: string, as?: SessionRef): Promise<DeviceListing[] | undefined> {
-      if (as === undefined || listedInSession === undefined) {
-        if (as !== undefined) await gate.check(as);
-        return all(accountNumber);
-      }
-      const { now } = gate.bound();
-      const [row] = await listedInSession({ accountNumber, sessionId: as.sessionId });
-      await gate.accept(as, sessionStateOf(row), now);
-      if (row?.found_account == null) return undefined;
-      return listedDevices(row.devices);
+    /** What a list answers of each of the account's devices, oldest first; undefined: no such account. */
+    async list(accountNumber: string): Promise<DeviceListing[] | undefined> {
+      return (await ofAccount(accountNumber, listedColumns))?.sort(oldestFirst);
     },
 
-    all,
+    /** Every column of the account's devices, oldest first; undefined when the account does not exist. */
+    async all(accountNumber: string): Promise<DeviceRow[] | undefined> {
+      return (await ofAccount(accountNumber, allColumns))?.sort(oldestFirst);
+    },
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {
       return db

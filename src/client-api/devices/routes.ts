@@ -45,8 +45,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
   app.get(
     '/accounts/:accountNumber/devices',
     {
-      // The repository checks a device token's session with the list's own statement.
-      onRequest: [guards.authenticateInStatement, guards.requireAccount('accountNumber')],
+      ...access,
       schema: deviceOperation(
         {
           id: 'AccountManagement_GetValidDevicesAsync',
@@ -64,7 +63,7 @@ export function deviceRoutes(app: App, { guards, devices }: ClientApi): void {
         },
       ),
     },
-    async (request) => devices.list(request.params.accountNumber, request.principal),
+    async (request) => devices.list(request.params.accountNumber),
   );
 
   app.delete(

@@ -2,7 +2,6 @@ import type { Config } from '../../core/config.ts';
 import { isoTime } from '../../core/iso-time.ts';
 import { accountErrors } from '../accounts/errors.ts';
 import type { AccountService } from '../accounts/service.ts';
-import { type Principal, sessionOf } from '../auth/principal.ts';
 import type { SessionRepository } from '../sessions/repository.ts';
 import { deviceErrors } from './errors.ts';
 import type { DeviceListing, DeviceRepository, DeviceRow } from './repository.ts';
@@ -46,9 +45,8 @@ export function createDeviceService(
     toDeviceBase,
     requireDevice,
 
-    /** As `principal`: a device token's session must be open (the repository checks it with the read). */
-    async list(accountNumber: string, principal?: Principal, now = Date.now()): Promise<DeviceBaseValue[]> {
-      const rows = await devices.list(accountNumber, sessionOf(principal));
+    async list(accountNumber: string, now = Date.now()): Promise<DeviceBaseValue[]> {
+      const rows = await devices.list(accountNumber);
       if (rows === undefined) throw accountErrors.ACCOUNT_NOT_FOUND();
       return rows.map((row) => toDeviceBase(row, now));
     },

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../core/db/database.ts';
-import { bindStatement, defineStatement } from '../../core/db/statement.ts';
 import type { AccountTables } from '../tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
@@ -10,17 +8,6 @@ export type SessionRow = AccountTables['sessions'];
 export interface SessionState {
   closed_at: number | null;
   last_used_at: number;
-}
-
-/**
- * The session's state as a statement reads it beside its data (columns `session_closed_at`,
- * `session_last_used_at`, null when no session matched); undefined for no row or no session.
- */
-export function sessionStateOf(
-  row: { session_closed_at: number | null; session_last_used_at: number | null } | undefined,
-): SessionState | undefined {
-  if (row === undefined || row.session_last_used_at === null) return undefined;
-  return { closed_at: row.session_closed_at, last_used_at: row.session_last_used_at };
 }
 
 /** Most session states remembered per process (about 100 bytes each). */
@@ -33,17 +20,11 @@ export interface SessionFilter {
   qspVersion?: string;
 }
 
-/** Every request with a device token reads its session's state. */
-export const sessionState = defineStatement(
-  'session_state',
-  (db: Kysely<AccountTables>, args: { id: string }) =>
-    db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', args.id),
-);
-
 export function createSessionRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  const readStateRows = bindStatement(database, sessionState);
-  const readState = async (id: string): Promise<SessionState | undefined> => (await readStateRows({ id }))[0];
+  /** Every request with a device token reads its session's state (SessionGate). */
+  const readState = (id: string): Promise<SessionState | undefined> =>
+    db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst();
 
   // Session states as last read, each with the `sessions` change signal's value from before that read.
   // Every close changes the signal after its commit, in whichever process it runs, so an entry whose

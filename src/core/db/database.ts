@@ -5,7 +5,8 @@ import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect, 
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
-import { type StatementPipeline, type StatementRunner, statementPipeline } from './pipeline.ts';
+import { type StatementPipeline, statementPipeline } from './pipeline.ts';
+import { PipelinedDialect } from './pipelined-driver.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -17,17 +18,14 @@ export interface Database {
   readonly dialect: Dialect;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL host and database (no password). */
   readonly location: string;
-  /** The raw SQLite connection, for the few hot paths that use prepared statements directly. */
+  /** The raw SQLite connection (tests and the statement-plans check read it; the product goes through Kysely). */
   readonly sqlite?: SQLite.Database;
-  /** The PostgreSQL pool Kysely runs on (DATABASE_POOL_SIZE connections). */
+  /** The PostgreSQL pool: transactions, and every statement when DATABASE_PIPELINE_CONNECTIONS is 0. */
   readonly postgres?: pg.Pool;
   /**
-   * PostgreSQL: where the hot paths run their single named statements (`query({ name, text, values })`,
-   * parsed once per connection): the pipelined connections of pipeline.ts (DATABASE_PIPELINE_CONNECTIONS),
-   * or the pool when that is 0.
+   * The pipelined connections (pipeline.ts) every single statement outside a transaction goes through
+   * (pipelined-driver.ts), when DATABASE_PIPELINE_CONNECTIONS is not 0.
    */
-  readonly statements?: StatementRunner;
-  /** The pipelined connections behind `statements`, when DATABASE_PIPELINE_CONNECTIONS is not 0. */
   readonly pipeline?: StatementPipeline;
   /**
    * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
@@ -41,7 +39,7 @@ export interface Database {
 }
 
 export interface StoreStatistics {
-  /** Statements this process sent to the store: through Kysely and the hot paths' bound statements. */
+  /** Statements this process sent to the store (through Kysely). */
   statements: number;
 }
 
@@ -135,8 +133,7 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const statistics: StoreStatistics = { statements: 0 };
-  const db = countingKysely(new PostgresDialect({ pool }), statistics);
-  const statements =
+  const pipeline =
     pipelineConnections > 0
       ? statementPipeline({
           connectionString: url,
@@ -145,19 +142,20 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
           connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
         })
       : undefined;
+  const dialect = pipeline ? new PipelinedDialect({ pool }, pipeline) : new PostgresDialect({ pool });
+  const db = countingKysely(dialect, statistics);
   const parsed = new URL(url);
   return {
     db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     postgres: pool,
-    statements: statements ?? pool,
-    ...(statements ? { pipeline: statements } : {}),
+    ...(pipeline ? { pipeline } : {}),
     changeSignal: () => undefined,
     statistics,
     ping: () => ping(db),
     close: async () => {
-      await statements?.close();
+      await pipeline?.close();
       await db.destroy();
     },
   };

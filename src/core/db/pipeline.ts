@@ -8,7 +8,7 @@ export interface Statement {
   values?: unknown[];
 }
 
-/** Runs one statement and answers its result: what the hot paths need of a pool. */
+/** Runs one statement and answers its result: what the Kysely driver (pipelined-driver.ts) needs of it. */
 export interface StatementRunner {
   query<Row extends pg.QueryResultRow>(statement: Statement): Promise<pg.QueryResult<Row>>;
 }
@@ -61,11 +61,11 @@ interface Lane {
  * Why: through a pool each statement leaves in a write of its own to a backend of its own, and on loopback
  * each such write costs this process the wake-up of that backend (about 75 µs of system time per
  * statement in the benchmark's profile, as much as the rest of the request). Pipelined, a turn's
- * statements share one write and one wake-up (docs/decisions-performance.md, "Pipelined hot statements").
+ * statements share one write and one wake-up (docs/decisions-performance.md, "Pipelined statements").
  *
  * Never for transactions or anything that holds a connection: a statement here shares its connection with
  * other requests' statements. A lost connection fails the statements it had on the wire (node-postgres
- * rejects each) and is replaced on the next use.
+ * rejects each) and takes no statement after the first that failed with it; another is opened on the next use.
  */
 export function statementPipeline(options: PipelineOptions): StatementPipeline {
   const limit = Math.max(1, options.connections);
@@ -148,8 +148,14 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
         lane.client.query(
           queryOf(statement, (error: Error | undefined, result: pg.QueryResult<Row>) => {
             lane.sentAt.shift();
-            if (error) reject(error);
-            else resolve(result);
+            // No error is null at run time, whatever the types say.
+            if (!error) return resolve(result);
+            // The connection is going: no later statement may be sent to it before its 'end' says so.
+            if (connectionLost(error)) {
+              retire(lane);
+              lane.client.end().catch(() => {});
+            }
+            reject(error);
           }),
         );
       });
@@ -161,6 +167,15 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
     },
   };
+}
+
+/**
+ * An error that ends its connection rather than only its statement: a driver error (socket closed, reset),
+ * or the server's FATAL one (the backend terminated, the server shutting down).
+ */
+function connectionLost(error: Error): boolean {
+  if (!(error instanceof pg.DatabaseError)) return true;
+  return error.severity === 'FATAL' || error.severity === 'PANIC';
 }
 
 /**

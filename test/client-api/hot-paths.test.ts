@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createAccountRepository } from '../../src/client-api/accounts/repository.ts';
-import { createSessionGate } from '../../src/client-api/auth/session-gate.ts';
+import { createSessionGate, TOUCH_RESOLUTION_MS } from '../../src/client-api/auth/session-gate.ts';
 import { createBookmarkRepository } from '../../src/client-api/bookmarks/repository.ts';
 import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
@@ -18,26 +18,24 @@ import {
 } from './accounts-fixtures.ts';
 
 /**
- * The hot paths' repositories (each statement written once, compiled per dialect) and the device session
- * they check for a device token: on both stores, what each answers and what each refuses.
+ * The hot paths' repositories, on both stores: what each answers. And the session gate every device token
+ * passes (guards.authenticate): what it refuses, and when it records a session's use.
  */
-describe('client-api hot-path repositories: answers, and the device session they check', () => {
+describe('client-api hot-path repositories, and the session gate', () => {
   let f: AccountsFixture;
   let open: SignedIn;
   let closed: SignedIn;
   let userHash: string;
   const IDLE_SECONDS = 3600;
+  const repositories = () => ({
+    accounts: createAccountRepository(f.core.database),
+    bookmarks: createBookmarkRepository(f.core.database),
+    devices: createDeviceRepository(f.core.database),
+    sessions: createSessionRepository(f.core.database),
+  });
   /** A gate whose clock runs `ahead` ms ahead: past the idle timeout, every session is idle. */
-  const repositories = (ahead = 0) => {
-    const sessions = createSessionRepository(f.core.database);
-    const gate = createSessionGate(sessions, IDLE_SECONDS, () => Date.now() + ahead);
-    return {
-      accounts: createAccountRepository(f.core.database),
-      bookmarks: createBookmarkRepository(f.core.database, gate),
-      devices: createDeviceRepository(f.core.database, gate),
-      sessions,
-    };
-  };
+  const gate = (ahead = 0) =>
+    createSessionGate(createSessionRepository(f.core.database), IDLE_SECONDS, () => Date.now() + ahead);
   const row = (contentId: number, positionAt: number, offset = 60) =>
     bookmarkRow({ userHash, accountNumber: 'hp-1', version: 'v1' }, contentId, positionAt, offset);
 
@@ -68,54 +66,49 @@ describe('client-api hot-path repositories: answers, and the device session they
     assert.equal(await found({ userHash: 'nobody', contentId: 1 }), undefined);
   });
 
-  it('as a device: an open session reads and saves; a closed, unknown or idle one is refused and writes nothing', async () => {
-    const t = Date.now() + 5_000;
-    const live = repositories();
-    assert.deepEqual(await live.bookmarks.saveUnlessStale(row(10, t), open), row(10, t));
-    assert.equal(await live.bookmarks.saveUnlessStale(row(10, t - 1, 1), open), undefined, 'stale');
-    assert.equal((await live.bookmarks.find({ userHash, contentId: 10 }, open))?.offset_seconds, 60);
-    assert.equal(await live.bookmarks.find({ userHash, contentId: 404 }, open), undefined);
-    const idle = repositories(IDLE_SECONDS * 1000 + 60_000);
-    const refused = [
-      ['closed', live, closed],
-      ['unknown', live, { sessionId: 'no-such-session' }],
-      ['idle', idle, open],
-    ] as const;
-    for (const [name, { bookmarks }, session] of refused) {
-      await assert.rejects(
-        bookmarks.saveUnlessStale(row(10, t + 1, 2), session),
-        isTokenRefusal,
-        `${name} save`,
-      );
-      await assert.rejects(
-        bookmarks.find({ userHash, contentId: 10 }, session),
-        isTokenRefusal,
-        `${name} read`,
-      );
-    }
-    assert.equal(
-      (await live.bookmarks.find({ userHash, contentId: 10 }))?.offset_seconds,
-      60,
-      'nothing written',
-    );
+  it('the gate passes an open session; a closed, unknown or idle one is 401 TOKEN_INVALID', async () => {
+    await gate().check(open);
+    await assert.rejects(gate().check(closed), isTokenRefusal, 'closed');
+    await assert.rejects(gate().check({ sessionId: 'no-such-session' }), isTokenRefusal, 'unknown');
+    await assert.rejects(gate(IDLE_SECONDS * 1000 + 60_000).check(open), isTokenRefusal, 'idle');
   });
 
-  it('the device list: the account with devices, without, unknown; as a device, only while its session is open', async () => {
+  it("the gate records a session's use once its last use is over a minute old, not on every request", async () => {
+    const { sessions } = repositories();
+    const setLastUse = async (at: number) => {
+      await f.core.database.db
+        .withTables<{ sessions: { id: string; last_used_at: number } }>()
+        .updateTable('sessions')
+        .set({ last_used_at: at })
+        .where('id', '=', open.sessionId)
+        .execute();
+      f.core.database.changeSignal('sessions')?.change();
+    };
+    const lastUse = async () => (await sessions.state(open.sessionId, true))?.last_used_at;
+    const recent = Date.now() - TOUCH_RESOLUTION_MS / 2;
+    await setLastUse(recent);
+    await gate().check(open);
+    assert.equal(await lastUse(), recent, 'used within the minute: not written');
+    const old = Date.now() - 2 * TOUCH_RESOLUTION_MS;
+    await setLastUse(old);
+    await gate().check(open);
+    assert.ok(((await lastUse()) ?? 0) > old + TOUCH_RESOLUTION_MS, 'over a minute old: recorded');
+  });
+
+  it('the device list: the account with devices, without, unknown', async () => {
     const { devices } = repositories();
-    const ids = async (account: string, as?: { sessionId: string }) =>
-      (await devices.list(account, as))?.map((device) => device.device_id);
+    const ids = async (account: string) => (await devices.list(account))?.map((device) => device.device_id);
     assert.deepEqual(await ids('hp-1'), ['tv-a', 'tv-b']);
     assert.deepEqual(await ids('hp-empty'), []);
     assert.equal(await ids('no-such-account'), undefined);
-    assert.deepEqual(await ids('hp-1', open), ['tv-a', 'tv-b']);
-    assert.deepEqual(await ids('hp-empty', open), []);
-    assert.equal(await ids('no-such-account', open), undefined);
-    for (const session of [closed, { sessionId: 'no-such-session' }]) {
-      await assert.rejects(devices.list('hp-1', session), isTokenRefusal, session.sessionId);
-    }
+    assert.deepEqual(
+      (await devices.all('hp-1'))?.map((device) => device.device_id),
+      ['tv-a', 'tv-b'],
+    );
+    assert.equal(await devices.all('no-such-account'), undefined);
   });
 
-  it('the device list: oldest first, ties by device id, every listed column as stored, with a session or without', async () => {
+  it('the device list: oldest first, ties by device id, every listed column as stored', async () => {
     const { devices } = repositories();
     await f.account('hp-order');
     const stored = [
@@ -145,15 +138,13 @@ describe('client-api hot-path repositories: answers, and the device session they
       const { device_id, registered_at, name, last_playback_at } = stored[index] ?? stored[0];
       return { device_id, registered_at, name, last_playback_at, enabled: 1, device_class: 'smarttv' };
     });
-    for (const as of [undefined, open]) {
-      const listed = (await devices.list('hp-order', as))?.map(
-        ({ device_id, registered_at, name, last_playback_at, enabled, device_class, last_seen_at }) => {
-          assert.equal(last_seen_at, registered_at + 1);
-          return { device_id, registered_at, name, last_playback_at, enabled, device_class };
-        },
-      );
-      assert.deepEqual(listed, expected, as ? 'with a session' : 'without');
-    }
+    const listed = (await devices.list('hp-order'))?.map(
+      ({ device_id, registered_at, name, last_playback_at, enabled, device_class, last_seen_at }) => {
+        assert.equal(last_seen_at, registered_at + 1);
+        return { device_id, registered_at, name, last_playback_at, enabled, device_class };
+      },
+    );
+    assert.deepEqual(listed, expected);
   });
 
   it('accounts and session states are found or not; a closed session reads as closed', async () => {
@@ -169,7 +160,7 @@ describe('client-api hot-path repositories: answers, and the device session they
   });
 });
 
-describe('client-api: the operations whose statement checks the session refuse a closed one, whatever else the request does', () => {
+describe('client-api: the hot operations refuse a closed session, whatever else the request does', () => {
   let f: AccountsFixture;
   let alice: { userHash: string };
   let bob: { userHash: string };
@@ -219,7 +210,7 @@ describe('client-api: the operations whose statement checks the session refuse a
       await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/7/999`, { token }),
       await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/9/999`, { token }),
       await f.call('GET', '/accounts/fr-alice/devices', { token }),
-      // Refusals raised before any statement ran tell the closed session first: 401, not 403 or 400.
+      // The session is checked before anything else about the request: 401, not 403 or 400.
       await f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/999`, { token }),
       await f.call('GET', `/smarttv/users/${bob.userHash}/bookmarks/7`, { token }),
       await f.call('GET', '/accounts/fr-bob/devices', { token }),
@@ -260,6 +251,7 @@ describe('client-api: the operations whose statement checks the session refuse a
 
   it('a save whose connection is killed under it is 503 STORE_UNAVAILABLE, writes nothing, and the next one lands', async (t) => {
     if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a pipelined connection to kill');
+    // Killed under a statement, the connection must take no later one: the save after it lands.
     const admin = new pg.Client({ connectionString: f.core.env.DATABASE_URL });
     await admin.connect();
     try {

@@ -1,0 +1,158 @@
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  PostgresDriver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import type { StatementPipeline } from './pipeline.ts';
+
+/** A connection of the pool, as Kysely's PostgreSQL driver hands it out and takes it back. */
+type PooledConnection = Parameters<PostgresDriver['releaseConnection']>[0];
+
+/** Most statement texts given a name (parsed once per pipelined connection); past it, the rest go unnamed. */
+const NAMED_TEXTS = 1000;
+
+/**
+ * PostgreSQL for Kysely, every single statement outside a transaction sent through the pipeline
+ * (pipeline.ts) as a named statement; transactions (and streams) take a connection of the pool, as
+ * Kysely's own PostgreSQL driver does. A repository writes plain Kysely and never knows which.
+ */
+export class PipelinedDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+  readonly #pipeline: StatementPipeline;
+
+  constructor(config: PostgresDialectConfig, pipeline: StatementPipeline) {
+    super(config);
+    this.#config = config;
+    this.#pipeline = pipeline;
+  }
+
+  override createDriver(): Driver {
+    return new PipelinedDriver(new PostgresDriver(this.#config), this.#pipeline);
+  }
+}
+
+/** A statement's name by its text, given in order of first use: the same text is the same name in this process. */
+function statementNames(): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < NAMED_TEXTS) {
+      name = `k${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+/**
+ * What Kysely acquires for each query: the pipeline until a transaction begins on it, then a connection of
+ * the pool, held until Kysely releases it.
+ */
+class PipelinedConnection implements DatabaseConnection {
+  held: PooledConnection | undefined;
+
+  constructor(
+    private readonly pool: PostgresDriver,
+    private readonly pipeline: StatementPipeline,
+    private readonly nameOf: (text: string) => string | undefined,
+  ) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.held !== undefined) return this.held.executeQuery(compiled);
+    const { command, rowCount, rows } = await this.pipeline.query({
+      name: this.nameOf(compiled.sql),
+      text: compiled.sql,
+      values: compiled.parameters as unknown[],
+    });
+    const changed =
+      command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+    return { numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    yield* (await this.hold()).streamQuery<R>(compiled, chunkSize);
+  }
+
+  async hold(): Promise<PooledConnection> {
+    this.held ??= (await this.pool.acquireConnection()) as PooledConnection;
+    return this.held;
+  }
+}
+
+class PipelinedDriver implements Driver {
+  readonly #nameOf = statementNames();
+  /** Released connections, reused: Kysely sets up each connection object it has not seen before. */
+  readonly #free: PipelinedConnection[] = [];
+
+  constructor(
+    private readonly pool: PostgresDriver,
+    private readonly pipeline: StatementPipeline,
+  ) {}
+
+  init(): Promise<void> {
+    return this.pool.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pipeline, this.#nameOf);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.pool.beginTransaction(await (connection as PipelinedConnection).hold(), settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.pool.commitTransaction(heldOf(connection));
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.pool.rollbackTransaction(heldOf(connection));
+  }
+
+  savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<PostgresDriver['savepoint']>[2],
+  ): Promise<void> {
+    return this.pool.savepoint(heldOf(connection), name, compile);
+  }
+
+  rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<PostgresDriver['rollbackToSavepoint']>[2],
+  ): Promise<void> {
+    return this.pool.rollbackToSavepoint(heldOf(connection), name, compile);
+  }
+
+  releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: Parameters<PostgresDriver['releaseSavepoint']>[2],
+  ): Promise<void> {
+    return this.pool.releaseSavepoint(heldOf(connection), name, compile);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const pipelined = connection as PipelinedConnection;
+    const { held } = pipelined;
+    pipelined.held = undefined;
+    if (held !== undefined) await this.pool.releaseConnection(held);
+    this.#free.push(pipelined);
+  }
+
+  destroy(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
+
+function heldOf(connection: DatabaseConnection): PooledConnection {
+  const { held } = connection as PipelinedConnection;
+  if (held === undefined) throw new Error('no transaction on this connection');
+  return held;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -17,9 +17,23 @@ const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
 /** The install steps of docs/production.md, which the Dockerfile runs too (checked below). */
 const PACK = 'npm pack --pack-destination';
-const INSTALL = 'npm install --omit=dev ./sintonia-*.tgz';
-/** Dev tools that must not reach a production install. */
-const DEV_TOOLS = ['typescript', 'tsx', '@biomejs', 'playwright-core', 'fast-check'];
+/** In the install folder: the package unpacked, then its runtime dependencies from its lockfile. */
+const install = (pack: string) => `tar -xzf ${pack}/sintonia-*.tgz --strip-components=1 && npm ci --omit=dev`;
+/**
+ * Dev tools that must not reach a production install, nor Web Chat's tree: the build copies its one bundle
+ * into dist/webchat/ (scripts/build.mjs).
+ */
+const DEV_TOOLS = [
+  'typescript',
+  'tsx',
+  '@biomejs',
+  'playwright-core',
+  'fast-check',
+  'botframework-webchat',
+  'react',
+];
+/** The production install's budget on disk (`du`), in MiB: it was 572 MiB with Web Chat's tree. */
+const INSTALL_BUDGET_MIB = 200;
 
 /** The JSON array after `prefix` on a line of the Dockerfile (exec form). */
 function execForm(prefix: string): string[] {
@@ -55,20 +69,41 @@ function sh(
   });
 }
 
-/** Every package folder under a node_modules tree, nested ones included, by name (`@scope/name`). */
-function installedPackages(folder: string): string[] {
-  if (!existsSync(folder)) return [];
-  const names: string[] = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+interface Installed {
+  /** As the lockfile names it: `node_modules/a/node_modules/@b/c`, from the folder the tree is under. */
+  path: string;
+  name: string;
+  version: string;
+}
+
+/** Every package folder under a node_modules tree, nested ones included, with its version. */
+function installedTree(modules: string, at = 'node_modules'): Installed[] {
+  if (!existsSync(modules)) return [];
+  const found: Installed[] = [];
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const packages = entry.name.startsWith('@')
-      ? readdirSync(join(folder, entry.name)).map((name) => `${entry.name}/${name}`)
+      ? readdirSync(join(modules, entry.name)).map((name) => `${entry.name}/${name}`)
       : [entry.name];
     for (const name of packages) {
-      names.push(name, ...installedPackages(join(folder, name, 'node_modules')));
+      const folder = join(modules, name);
+      const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      found.push(
+        { path: `${at}/${name}`, name, version },
+        ...installedTree(join(folder, 'node_modules'), `${at}/${name}/node_modules`),
+      );
     }
   }
-  return names;
+  return found;
+}
+
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+  os?: string[];
+  cpu?: string[];
 }
 
 /**
@@ -131,19 +166,21 @@ const answers = (url: string) =>
     .catch(() => undefined);
 
 /**
- * The package as an operator installs it: packed (`npm pack`, which builds dist/), installed from the
- * tarball with its runtime dependencies only in a folder of its own, and started there, the way the
- * Dockerfile's stages do it. better-sqlite3's binary comes from a loopback mirror of the one this machine
+ * The package as an operator installs it: packed (`npm pack`, which builds dist/ and adds the lockfile as
+ * npm-shrinkwrap.json), unpacked in a folder of its own, its runtime dependencies installed there from
+ * that lockfile (`npm ci --omit=dev`), and started there, the way the Dockerfile's stages do it. better-sqlite3's binary comes from a loopback mirror of the one this machine
  * built (binaryMirror), as it would from GitHub; packing and installing still take a minute or two, so
  * this runs once, on the SQLite pass.
  */
-describe('the slim production install: npm pack, npm install --omit=dev, sintonia serve', {
+describe('the slim production install: npm pack, unpacked, npm ci --omit=dev, sintonia serve', {
   skip: testDatabase === 'postgres' ? 'packs and installs once, on the SQLite pass' : false,
   timeout: 590_000,
 }, () => {
   let scratch: string;
+  let tarball: string;
   let app: string;
   let packed: { files: { path: string }[] }[];
+  let installOutput: string;
   let env: Record<string, string>;
   let clientApi: string;
   let assistantAuth: string;
@@ -152,22 +189,24 @@ describe('the slim production install: npm pack, npm install --omit=dev, sintoni
   before(
     async () => {
       scratch = mkdtempSync(join(tmpdir(), 'sintonia-slim-'));
+      tarball = join(scratch, 'pack');
       app = join(scratch, 'app');
+      mkdirSync(tarball);
       mkdirSync(app);
       const packStarted = Date.now();
-      const pack = await sh(`${PACK} ${app} --json`, root);
+      const pack = await sh(`${PACK} ${tarball} --json`, root);
       assert.equal(pack.code, 0, pack.output);
       packed = JSON.parse(pack.output.slice(pack.output.indexOf('\n[') + 1)) as typeof packed;
-      copyFileSync(join(root, 'deploy', 'app', 'package.json'), join(app, 'package.json'));
       const mirror = await binaryMirror(scratch);
       const installStarted = Date.now();
       try {
-        const install = await sh(INSTALL, app, mirror.env);
-        assert.equal(install.code, 0, install.output);
+        const installed = await sh(install(tarball), app, mirror.env);
+        assert.equal(installed.code, 0, installed.output);
+        installOutput = installed.output;
         assert.equal(mirror.served.length, 1, 'better-sqlite3 downloaded its binary from the mirror');
         process.stdout.write(
           `# slim install: npm pack ${((installStarted - packStarted) / 1000).toFixed(1)} s, ` +
-            `npm install --omit=dev ${((Date.now() - installStarted) / 1000).toFixed(1)} s\n`,
+            `unpack and npm ci --omit=dev ${((Date.now() - installStarted) / 1000).toFixed(1)} s\n`,
         );
       } finally {
         await mirror.close();
@@ -206,29 +245,70 @@ describe('the slim production install: npm pack, npm install --omit=dev, sintoni
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('the tarball holds the compiled dist/ and bin/, no sources or tests', () => {
+  it('the tarball holds the compiled dist/ with the Web Chat bundle, bin/ and the lockfile, no sources or tests', () => {
     const files = (packed[0]?.files ?? []).map((file) => file.path);
-    assert.ok(files.includes('bin/sintonia.mjs'));
-    assert.ok(files.includes('dist/cli/main.js'));
+    for (const file of ['bin/sintonia.mjs', 'dist/cli/main.js', 'npm-shrinkwrap.json']) {
+      assert.ok(files.includes(file), file);
+    }
+    for (const file of ['webchat.js', 'webchat.js.LICENSE.txt', 'webchat.json']) {
+      assert.ok(files.includes(`dist/webchat/${file}`), file);
+    }
     assert.deepEqual(
-      files.filter((path) => !/^(dist\/.*\.js|bin\/sintonia\.mjs|package\.json|README\.md)$/.test(path)),
+      files.filter(
+        (path) =>
+          !/^(dist\/.*\.js|dist\/webchat\/webchat\.(js\.LICENSE\.txt|json)|bin\/sintonia\.mjs|package\.json|npm-shrinkwrap\.json|README\.md)$/.test(
+            path,
+          ),
+      ),
       [],
+    );
+    assert.equal(existsSync(join(root, 'npm-shrinkwrap.json')), false, 'postpack removed the copy');
+  });
+
+  it('the install prints no warning', () => {
+    // Bar npm's word on the test's own mirror variable (binaryMirror), which no production install sets.
+    const mirrorVariable = /^npm warn Unknown env config "better-sqlite3-binary-host"/;
+    assert.deepEqual(
+      installOutput.split('\n').filter((line) => /\bwarn/i.test(line) && !mirrorVariable.test(line)),
+      [],
+      installOutput,
     );
   });
 
-  it('its node_modules holds the runtime dependencies only: no TypeScript, tsx, Biome or test tools', () => {
-    const installed = installedPackages(join(app, 'node_modules'));
-    assert.ok(installed.includes('sintonia') && installed.includes('better-sqlite3'), 'installed');
+  it('its node_modules holds exactly the runtime dependencies of package-lock.json, at their versions', () => {
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    };
+    const installed = installedTree(join(app, 'node_modules'));
+    const fits = (entry: LockEntry) =>
+      (!entry.os || entry.os.includes(process.platform)) && (!entry.cpu || entry.cpu.includes(process.arch));
+    const expected = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && !entry.dev && fits(entry))
+      .map(([path, entry]) => `${path}@${entry.version}`)
+      .sort();
+    assert.deepEqual(installed.map((found) => `${found.path}@${found.version}`).sort(), expected);
+    assert.ok(
+      installed.some((found) => found.name === 'better-sqlite3'),
+      'better-sqlite3 installed',
+    );
+  });
+
+  it(`its node_modules holds no TypeScript, tsx, Biome, test tools nor Web Chat, within ${INSTALL_BUDGET_MIB} MiB`, async () => {
+    const names = installedTree(join(app, 'node_modules')).map((found) => found.name);
     assert.deepEqual(
-      installed.filter((name) => DEV_TOOLS.some((tool) => name === tool || name.startsWith(`${tool}/`))),
+      names.filter((name) => DEV_TOOLS.some((tool) => name === tool || name.startsWith(`${tool}/`))),
       [],
     );
+    const du = await sh('du -sk node_modules', app);
+    assert.equal(du.code, 0, du.output);
+    const mib = Number.parseInt(du.output, 10) / 1024;
+    process.stdout.write(`# slim install: node_modules ${mib.toFixed(0)} MiB (du)\n`);
+    assert.ok(mib <= INSTALL_BUDGET_MIB, `${mib.toFixed(0)} MiB`);
   });
 
   it('the Dockerfile runs these same steps, and its entry point and health check work here', async () => {
     assert.match(dockerfile, new RegExp(`^RUN ${PACK} /pack$`, 'm'));
-    assert.ok(dockerfile.includes('COPY deploy/app/package.json ./\n'));
-    assert.ok(dockerfile.includes(`RUN ${INSTALL} `));
+    assert.ok(dockerfile.includes(`RUN ${install('/pack')}\n`));
     const entry = [...execForm('ENTRYPOINT '), ...execForm('CMD ')];
     // The HEALTHCHECK's command, on the line that continues it.
     const probe = JSON.parse(
@@ -271,7 +351,7 @@ describe('the slim production install: npm pack, npm install --omit=dev, sintoni
     assert.equal(read.status, 200);
     assert.equal(((await read.json()) as { offset: number }).offset, 600);
 
-    // The chat page's Web Chat bundle comes from the installed botframework-webchat.
+    // The chat page's Web Chat bundle comes from the package's dist/webchat/.
     const page = await (await fetch(`${assistantAuth}/chat`)).text();
     const bundle = page.match(/\/chat\/assets\/webchat-[\d.]+\.js/)?.[0];
     assert.ok(bundle, page);

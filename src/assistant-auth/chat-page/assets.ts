@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { pageScript, pageStyle } from './page-assets.ts';
@@ -48,38 +48,36 @@ function once(load: () => Promise<Asset>): () => Promise<Asset> {
   };
 }
 
-/** The installed botframework-webchat package: its folder and version (it exports no package.json). */
-function webChatPackage(): { folder: string; version: string } {
-  const main = createRequire(import.meta.url).resolve('botframework-webchat');
-  let folder = dirname(main);
-  for (let depth = 0; depth < 4; depth++) {
-    try {
-      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (manifest.name === 'botframework-webchat' && manifest.version) {
-        return { folder, version: manifest.version };
-      }
-    } catch {
-      // Not the package's root yet: look one folder up.
-    }
-    folder = dirname(folder);
+/**
+ * The stock Web Chat bundle as scripts/build.mjs copies it from botframework-webchat (a dev dependency) into
+ * dist/webchat/, with its licence notice and webchat.json (the package's version). dist/ is three folders
+ * above this file both as a source (src/assistant-auth/chat-page/) and compiled (dist/assistant-auth/…).
+ */
+const WEB_CHAT = fileURLToPath(new URL('../../../dist/webchat/', import.meta.url));
+
+function webChatVersion(): string {
+  let manifest: { version?: unknown };
+  try {
+    manifest = JSON.parse(readFileSync(join(WEB_CHAT, 'webchat.json'), 'utf8')) as { version?: unknown };
+  } catch (error) {
+    throw new Error(`the chat page's Web Chat bundle is not built (${WEB_CHAT}): run \`npm run build\``, {
+      cause: error,
+    });
   }
-  throw new Error(`botframework-webchat's package.json not found above ${main}`);
+  if (typeof manifest.version !== 'string') throw new Error(`${WEB_CHAT}webchat.json names no version`);
+  return manifest.version;
 }
 
 const hashed = (prefix: string, extension: string, text: string) =>
   `${prefix}-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.${extension}`;
 
 /**
- * The page's files: the stock Web Chat bundle (dist/webchat.js of the installed package, named by its
- * version) with its licence notice, and the page's own script and style (named by their content).
+ * The page's files: the stock Web Chat bundle (built into dist/webchat/, named by its package's version)
+ * with its licence notice, and the page's own script and style (named by their content).
  */
 export function chatPageAssets(): { webChat: string; script: string; style: string; all: AssetSource[] } {
-  const { folder, version } = webChatPackage();
-  const bundle = join(folder, 'dist', 'webchat.js');
-  const webChat = `webchat-${version}.js`;
+  const bundle = join(WEB_CHAT, 'webchat.js');
+  const webChat = `webchat-${webChatVersion()}.js`;
   const script = hashed('chat', 'js', pageScript);
   const style = hashed('chat', 'css', pageStyle);
   const all: AssetSource[] = [

@@ -1,4 +1,4 @@
-import { type ContentsType, contentsTypes } from '../client-api/ad-info/schemas.ts';
+import { type ContentsType, contentsTypes } from '../client-api/ad-info/contents-types.ts';
 import { type Command, type CommandContext, options, UsageError } from './command.ts';
 
 const positions = ['preroll', 'midroll', 'postroll'] as const;

@@ -43,7 +43,7 @@ const store = async () => (await import('./store-commands.ts')).storeCommands;
 
 /**
  * Copies of `serviceNames` (core/core.ts), `keyClasses` (core/api-keys/api-keys.ts), `contentsTypes`
- * (client-api/ad-info/schemas.ts) and the ad-break positions (content-commands.ts): the help text loads
+ * (client-api/ad-info/contents-types.ts) and the ad-break positions (content-commands.ts): the help text loads
  * none of those modules.
  */
 const services = 'client-api,assistant-auth,agents';

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { agentsService } from './agents/service.ts';
 import { assistantAuthService } from './assistant-auth/service.ts';
 import { clientApiService } from './client-api/service.ts';
+import { familyRuntimeKey } from './core/api-keys/family-key.ts';
 import type { Core, ServiceName } from './core/core.ts';
 import { servicePort } from './core/core.ts';
 import { type App, buildServiceApp, type ServiceDefinition } from './core/http/service-app.ts';
@@ -84,6 +85,10 @@ export async function startFamily(core: Core, names: readonly ServiceName[]): Pr
       for (const service of [...running].reverse()) await service.app.close();
     },
   };
+  // The agents server and the chat page call their siblings with a runtime key: the configured one, else
+  // the family's own, derived from the master key.
+  if (core.config.ASSISTANT_RUNTIME_KEY === undefined && ordered.some((name) => name !== 'client-api'))
+    Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: await familyRuntimeKey(core) });
   try {
     for (const name of ordered) {
       const app = await buildServiceApp(core, services[name]);

@@ -1,5 +1,3 @@
-import { makeCallbackParam } from '../assistant-auth/callbacks/callback-param.ts';
-import { composeAssistantAuth } from '../assistant-auth/composition.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 export const assistantAuthCommands: Command[] = [
@@ -10,6 +8,7 @@ export const assistantAuthCommands: Command[] = [
       "Rotate the assistant's signing keys: the new ones are published now and sign after SIGNING_KEY_PUBLISH_LEAD.",
     async run(context) {
       options(context.args, {});
+      const { composeAssistantAuth } = await import('../assistant-auth/composition.ts');
       const core = await context.core();
       const rotation = await composeAssistantAuth(core).signingKeys.rotate();
       await core.audit('cli', 'signing-key.rotate', rotation.created.map((key) => key.kid).join(','));
@@ -32,6 +31,7 @@ export const assistantAuthCommands: Command[] = [
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
         throw new UsageError('--payload must be a JSON object');
       }
+      const { makeCallbackParam } = await import('../assistant-auth/callbacks/callback-param.ts');
       const core = await context.core();
       try {
         const made = makeCallbackParam(core, payload as Parameters<typeof makeCallbackParam>[1]);

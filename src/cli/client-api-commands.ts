@@ -1,15 +1,50 @@
-import { OperatorInputError } from '../client-api/accounts/service.ts';
-import { composeClientApi } from '../client-api/composition.ts';
+import { readFileSync } from 'node:fs';
 import { type Command, options, UsageError } from './command.ts';
 
 /** Operator input mistakes of the client-api services become usage errors (exit 2, message as is). */
 async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+  const { OperatorInputError } = await import('../client-api/accounts/service.ts');
   try {
     return await work();
   } catch (error) {
     if (error instanceof OperatorInputError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** Standard input, whole (a pipe or a file; a terminal is not waited on: nothing was piped). */
+function readStdin(): string {
+  if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a password piped to it; none was');
+  return readFileSync(0, 'utf8');
+}
+
+/**
+ * The password from a file or standard input, its one line without the line break (as `docker login
+ * --password-stdin` reads it): never from the command line, where every user of the host sees it in the
+ * process list and the shell keeps it in its history.
+ */
+function passwordOf(values: { password?: unknown; 'password-file'?: unknown; 'password-stdin'?: unknown }) {
+  if (values.password !== undefined) {
+    throw new UsageError(
+      '--password is refused: a password on the command line shows in the process list and the shell history; give it with --password-file FILE or --password-stdin',
+    );
+  }
+  const file = values['password-file'];
+  const stdin = values['password-stdin'] === true;
+  if (file !== undefined && stdin) throw new UsageError('give --password-file or --password-stdin, not both');
+  if (file === undefined && !stdin)
+    throw new UsageError('--password-file FILE or --password-stdin is required');
+  let text: string;
+  try {
+    text = stdin ? readStdin() : readFileSync(String(file), 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`--password-file: ${(error as Error).message}`);
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (password.includes('\n')) throw new UsageError('the password must be one line');
+  if (password === '') throw new UsageError('the password is empty');
+  return password;
 }
 
 export const clientApiCommands: Command[] = [
@@ -19,6 +54,7 @@ export const clientApiCommands: Command[] = [
     summary: 'Create a client-api account; prints its number and userHash.',
     async run(context) {
       const { values } = options(context.args, { 'account-number': { type: 'string' } }, ['account-number']);
+      const { composeClientApi } = await import('../client-api/composition.ts');
       const core = await context.core();
       const { accounts } = composeClientApi(core);
       const account = await asUsage(() => accounts.create(String(values['account-number'])));
@@ -32,8 +68,9 @@ export const clientApiCommands: Command[] = [
   },
   {
     name: 'user create',
-    usage: 'user create --account N --email E --password P [--profile NAME …]',
-    summary: 'Create a user of an account (password stored as a scrypt hash); prints the user.',
+    usage: 'user create --account N --email E --password-file FILE|--password-stdin [--profile NAME …]',
+    summary:
+      'Create a user of an account (password stored as a scrypt hash), the password read from a file or standard input; prints the user.',
     async run(context) {
       const { values } = options(
         context.args,
@@ -41,10 +78,14 @@ export const clientApiCommands: Command[] = [
           account: { type: 'string' },
           email: { type: 'string' },
           password: { type: 'string' },
+          'password-file': { type: 'string' },
+          'password-stdin': { type: 'boolean' },
           profile: { type: 'string', multiple: true },
         },
-        ['account', 'email', 'password'],
+        ['account', 'email'],
       );
+      const password = passwordOf(values);
+      const { composeClientApi } = await import('../client-api/composition.ts');
       const core = await context.core();
       const profiles = (values.profile ?? []) as string[];
       const { users } = composeClientApi(core);
@@ -52,7 +93,7 @@ export const clientApiCommands: Command[] = [
         users.create({
           accountNumber: String(values.account),
           email: String(values.email),
-          password: String(values.password),
+          password,
           profiles,
         }),
       );

@@ -1,5 +1,4 @@
-import { type ContentsType, contentsTypes } from '../client-api/ad-info/schemas.ts';
-import { composeClientApi } from '../client-api/composition.ts';
+import { type ContentsType, contentsTypes } from '../client-api/ad-info/contents-types.ts';
 import { type Command, type CommandContext, options, UsageError } from './command.ts';
 
 const positions = ['preroll', 'midroll', 'postroll'] as const;
@@ -48,7 +47,10 @@ function integerOf(name: string, value: unknown, min: number, max: number): numb
 }
 
 /** The client API's services, over the command's core. */
-const clientApi = async (context: CommandContext) => composeClientApi(await context.core());
+const clientApi = async (context: CommandContext) => {
+  const { composeClientApi } = await import('../client-api/composition.ts');
+  return composeClientApi(await context.core());
+};
 
 /** Admin commands of the client API's content: the local ad-break table of ad-info and the e-mail outbox. */
 export const contentCommands: Command[] = [

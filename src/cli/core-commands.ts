@@ -1,6 +1,4 @@
 import { isKeyClass, keyClasses } from '../core/api-keys/api-keys.ts';
-import { openDatabase } from '../core/db/database.ts';
-import { migrateToLatest, pendingMigrations } from '../core/db/migrator.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 export const coreCommands: Command[] = [
@@ -11,8 +9,10 @@ export const coreCommands: Command[] = [
       'Apply pending database migrations (also done at every start) and list them; --dry-run lists them only.',
     async run(context) {
       const { values } = options(context.args, { 'dry-run': { type: 'boolean' } });
+      const { openDatabase } = await import('../core/db/database.ts');
+      const { migrateToLatest, pendingMigrations } = await import('../core/db/migrator.ts');
       // The store alone first, to see what is pending and what this run applies (the core migrates on open).
-      const database = openDatabase(context.config);
+      const database = openDatabase(await context.config());
       const where = { database: database.dialect, location: database.location };
       let applied: string[];
       try {

@@ -1,5 +1,4 @@
-import { channelSecret } from '../assistant-auth/directline/credentials.ts';
-import type { Command } from './command.ts';
+import { type Command, options } from './command.ts';
 
 export const directLineCommands: Command[] = [
   {
@@ -8,6 +7,8 @@ export const directLineCommands: Command[] = [
     summary:
       'Print the embedded Direct Line channel’s secret (Bearer of /v3/directline/tokens/generate); it follows the master key.',
     async run(context) {
+      options(context.args, {});
+      const { channelSecret } = await import('../assistant-auth/directline/credentials.ts');
       const core = await context.core();
       await core.audit('cli', 'directline.secret.read', 'directline');
       return { secret: channelSecret(core), tokensGenerate: '/v3/directline/tokens/generate' };

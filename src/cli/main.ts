@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from '../core/config.ts';
 import type { Core } from '../core/core.ts';
 import { startTracing } from '../core/tracing/tracing.ts';
 import { type Command, contextFor, options, UsageError } from './command.ts';
@@ -41,7 +43,7 @@ const store = async () => (await import('./store-commands.ts')).storeCommands;
 
 /**
  * Copies of `serviceNames` (core/core.ts), `keyClasses` (core/api-keys/api-keys.ts), `contentsTypes`
- * (client-api/ad-info/schemas.ts) and the ad-break positions (content-commands.ts): the help text loads
+ * (client-api/ad-info/contents-types.ts) and the ad-break positions (content-commands.ts): the help text loads
  * none of those modules.
  */
 const services = 'client-api,assistant-auth,agents';
@@ -121,8 +123,9 @@ export const commands: Command[] = [
   }),
   lazy(clientApi, {
     name: 'user create',
-    usage: 'user create --account N --email E --password P [--profile NAME …]',
-    summary: 'Create a user of an account (password stored as a scrypt hash); prints the user.',
+    usage: 'user create --account N --email E --password-file FILE|--password-stdin [--profile NAME …]',
+    summary:
+      'Create a user of an account (password stored as a scrypt hash), the password read from a file or standard input; prints the user.',
   }),
   lazy(content, {
     name: 'ad-break set',
@@ -186,33 +189,75 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
   return undefined;
 }
 
+/** The package's version, from its package.json (two folders up from both src/cli and dist/cli). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  return `sintonia ${(manifest as { version: string }).version}`;
+}
+
+/** The commands of a group (`key` → key create, key list, key revoke); none when `word` names no group. */
+function groupOf(word: string | undefined): Command[] {
+  return commands.filter((command) => command.name.includes(' ') && command.name.split(' ')[0] === word);
+}
+
+function groupHelp(group: Command[]): string {
+  const name = group[0]?.name.split(' ')[0];
+  return [
+    `usage: sintonia ${name} SUBCOMMAND [options]`,
+    '',
+    ...group.flatMap((command) => [`  ${command.usage}`, `      ${command.summary}`]),
+  ].join('\n');
+}
+
+const asksHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+
 export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
-    process.stdout.write(`${help()}\n`);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    // Asked for: on stdout, exit 0. Nothing asked: on stderr, exit 2, as a missing command is bad input.
+    (argv.length === 0 ? process.stderr : process.stdout).write(`${help()}\n`);
     return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    if (argv.length > 1) {
+      process.stderr.write(`sintonia: --version takes no argument; got "${argv[1]}"\n`);
+      return 2;
+    }
+    process.stdout.write(`${version()}\n`);
+    return 0;
   }
   const found = findCommand(argv);
   if (!found) {
+    const group = groupOf(argv[0]);
+    if (group.length > 0) {
+      if (asksHelp(argv.slice(1))) {
+        process.stdout.write(`${groupHelp(group)}\n`);
+        return 0;
+      }
+      const problem =
+        argv.length === 1 || argv[1]?.startsWith('-')
+          ? 'a subcommand is missing'
+          : `unknown subcommand "${argv[1]}"`;
+      process.stderr.write(`sintonia ${argv[0]}: ${problem}\n${groupHelp(group)}\n`);
+      return 2;
+    }
     process.stderr.write(`sintonia: unknown command "${argv.join(' ')}"\n\n${help()}\n`);
     return 2;
   }
-  if (found.rest.includes('--help') || found.rest.includes('-h')) {
+  if (asksHelp(found.rest)) {
     process.stdout.write(`usage: sintonia ${found.command.usage}\n  ${found.command.summary}\n`);
     return 0;
   }
-  const opened: { core?: Core } = {};
-  // Imported here: the configuration schema needs TypeBox, which help does not.
-  const { ConfigError, loadConfig } = await import('../core/config.ts');
+  const serving = found.command.name === 'serve';
+  const opened: { config?: Config; core?: Core } = {};
+  const context = contextFor(found.rest, opened, serving ? 'stdout' : 'stderr');
   try {
-    const config = loadConfig();
     // Before the services' modules are imported (the serve command imports them), so they are traced.
-    const tracing =
-      found.command.name === 'serve'
-        ? await startTracing(process.env, servedServices(found.rest))
-        : undefined;
-    const result = await found.command
-      .run(contextFor(found.rest, config, opened, found.command.name === 'serve' ? 'stdout' : 'stderr'))
-      .finally(() => tracing?.shutdown());
+    let tracing: Awaited<ReturnType<typeof startTracing>> | undefined;
+    if (serving) {
+      await context.config();
+      tracing = await startTracing(process.env, servedServices(found.rest));
+    }
+    const result = await found.command.run(context).finally(() => tracing?.shutdown());
     if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
@@ -222,6 +267,8 @@ export async function main(argv: string[]): Promise<number> {
       );
       return 2;
     }
+    // Imported here, on a failure only: the configuration's module needs TypeBox.
+    const { ConfigError } = await import('../core/config.ts');
     if (error instanceof ConfigError) {
       process.stderr.write(`sintonia: ${error.message}\n`);
       return 1;

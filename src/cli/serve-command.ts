@@ -94,15 +94,51 @@ export const serveCommand: Command = {
       }
     }
     const family = await startFamily(core, names);
+    const running = family.services.map((service) => ({ ...service, url: publicUrl(core, service) }));
     core.logger.info(
-      { services: Object.fromEntries(family.services.map((service) => [service.name, service.url])) },
+      {
+        services: Object.fromEntries(family.services.map((service) => [service.name, service.url])),
+        publicUrls: Object.fromEntries(running.map((service) => [service.name, service.url])),
+      },
       'sintonia is serving',
     );
-    printWelcome(core, family.services, demo);
+    warnOfInternalAddresses(core, names);
+    printWelcome(core, running, demo);
     await untilStopped(core, family);
     return undefined;
   },
 };
+
+/** Where clients reach a service: its public address when one is set, else where it listens. */
+function publicUrl(core: Core, service: { name: ServiceName; url: string }): string {
+  const configured =
+    service.name === 'client-api'
+      ? core.config.CLIENT_API_PUBLIC_URL
+      : service.name === 'assistant-auth'
+        ? core.config.PUBLIC_BASE_URL
+        : undefined;
+  return configured?.replace(/\/+$/, '') ?? service.url;
+}
+
+/**
+ * A process started for production (a database URL, no demo data) without the public addresses would
+ * hand clients its own: the TV sign-in's verification_uri and the token issuers. Warns naming them.
+ */
+function warnOfInternalAddresses(core: Core, names: readonly ServiceName[]) {
+  const { DATABASE_URL, SINTONIA_DEMO, CLIENT_API_PUBLIC_URL, PUBLIC_BASE_URL } = core.config;
+  if (!DATABASE_URL || SINTONIA_DEMO !== '0') return;
+  const missing = [
+    ...(names.includes('client-api') && !CLIENT_API_PUBLIC_URL ? ['CLIENT_API_PUBLIC_URL'] : []),
+    ...((names.includes('assistant-auth') || names.includes('agents')) && !PUBLIC_BASE_URL
+      ? ['PUBLIC_BASE_URL']
+      : []),
+  ];
+  if (missing.length === 0) return;
+  core.logger.warn(
+    { missing },
+    `${missing.join(' and ')} not set: clients are given this process's own address (the TV sign-in's verification_uri, the token issuers); set the address clients reach the family at (docs/deployment.md)`,
+  );
+}
 
 function printWelcome(
   core: Core,

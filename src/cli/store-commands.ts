@@ -1,9 +1,5 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { openDatabase } from '../core/db/database.ts';
-import { createStoreIdentityRepository } from '../core/db/store-identity.ts';
-import { FINGERPRINT, loadMasterKeys } from '../core/keys/master-keys.ts';
-import { rotateMasterKey } from '../core/keys/rotation.ts';
 import { type Command, options, UsageError } from './command.ts';
 
 /** Admin commands of the store's keys and copies (docs/keys-and-backups.md). */
@@ -15,10 +11,13 @@ export const storeCommands: Command[] = [
       'Move the store to SINTONIA_MASTER_KEY: what SINTONIA_MASTER_KEY_PREVIOUS sealed is sealed again and the fingerprint moves, in one transaction; run it again after the processes restarted (docs/keys-and-backups.md).',
     async run(context) {
       options(context.args, {});
+      const { loadMasterKeys } = await import('../core/keys/master-keys.ts');
+      const { rotateMasterKey } = await import('../core/keys/rotation.ts');
+      const config = await context.config();
       // Loaded here as the core loads them: the keys come from the environment (or files), never arguments.
-      const keys = loadMasterKeys(context.config);
+      const keys = loadMasterKeys(config);
       const core = await context.core();
-      const report = await rotateMasterKey(core.database, keys, context.config);
+      const report = await rotateMasterKey(core.database, keys, config);
       await core.audit('cli', 'master-key.rotate', report.from);
       return report;
     },
@@ -30,7 +29,8 @@ export const storeCommands: Command[] = [
       'Copy the embedded store (SQLite) into a new FILE while it serves: a consistent copy of every transaction committed before it; on PostgreSQL use pg_dump.',
     async run(context) {
       const { values } = options(context.args, { out: { type: 'string' } }, ['out']);
-      if (context.config.DATABASE_URL) {
+      const config = await context.config();
+      if (config.DATABASE_URL) {
         throw new UsageError(
           'the store is PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump --format=custom --file=sintonia.dump "$DATABASE_URL" (docs/keys-and-backups.md)',
         );
@@ -38,8 +38,11 @@ export const storeCommands: Command[] = [
       const out = resolve(String(values.out));
       if (existsSync(out)) throw new UsageError(`--out ${out} exists: give a new file`);
       if (!existsSync(dirname(out))) throw new UsageError(`--out: the folder ${dirname(out)} does not exist`);
+      const { openDatabase } = await import('../core/db/database.ts');
+      const { createStoreIdentityRepository } = await import('../core/db/store-identity.ts');
+      const { FINGERPRINT } = await import('../core/keys/master-keys.ts');
       // The store alone: no migration (a backup before an upgrade must be of the store as it is).
-      const database = openDatabase(context.config);
+      const database = openDatabase(config);
       const partial = `${out}.partial`;
       try {
         const sqlite = database.sqlite;

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { verifyPassword } from '../../src/client-api/users/passwords.ts';
 import { createUserRepository } from '../../src/client-api/users/repository.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
@@ -27,14 +31,14 @@ describe('sintonia account create / user create', () => {
         'cli-1',
         '--email',
         'Ana@Example.test',
-        '--password',
-        'pa55word!',
+        '--password-stdin',
         '--profile',
         'adult',
         '--profile',
         'kids',
       ],
       core.env,
+      'pa55word!\n',
     );
     assert.equal(user.code, 0, user.stderr);
     const created = JSON.parse(user.stdout);
@@ -54,15 +58,55 @@ describe('sintonia account create / user create', () => {
       [['account', 'create'], /--account-number is required/],
       [['account', 'create', '--account-number', 'cli-1'], /exists already/],
       [
-        ['user', 'create', '--account', 'nope', '--email', 'x@example.test', '--password', 'longenough'],
+        ['user', 'create', '--account', 'nope', '--email', 'x@example.test', '--password-stdin'],
         /no account nope/,
+      ],
+      [
+        ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test', '--password', 'longenough'],
+        /--password is refused: .*process list.*--password-file FILE or --password-stdin/,
+      ],
+      [
+        ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test'],
+        /--password-file FILE or --password-stdin is required/,
+      ],
+      [
+        [
+          'user',
+          'create',
+          '--account',
+          'cli-1',
+          '--email',
+          'y@example.test',
+          '--password-file',
+          '/nonexistent',
+        ],
+        /--password-file: ENOENT/,
+      ],
+      [
+        ['user', 'create', '--account', 'cli-1', '--account', 'cli-2', '--email', 'y@example.test'],
+        /--account is given more than once/,
       ],
     ];
     for (const [args, message] of cases) {
-      const result = await runCli(args, core.env);
+      const result = await runCli(args, core.env, 'longenough\n');
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, message);
       assert.equal(result.stdout, '');
+    }
+  });
+
+  it('reads the password from a file (--password-file), its one line without the line break', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sintonia-password-'));
+    try {
+      const file = join(folder, 'password');
+      writeFileSync(file, 'from a file 123\n', { mode: 0o600 });
+      const args = ['user', 'create', '--account', 'cli-1', '--email', 'file@example.test'];
+      const user = await runCli([...args, '--password-file', file], core.env);
+      assert.equal(user.code, 0, user.stderr);
+      const [stored] = await createUserRepository(core.database).findByEmail('file@example.test');
+      assert.equal(await verifyPassword('from a file 123', String(stored?.passwordHash)), true);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

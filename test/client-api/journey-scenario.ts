@@ -109,12 +109,12 @@ export function journeyIn(type: FormatName): void {
           accountNumber,
           '--email',
           email,
-          '--password',
-          password,
+          '--password-stdin',
           '--profile',
           'adult',
         ],
         core.env,
+        password,
       );
       assert.equal(user.code, 0, user.stderr);
       const printed = JSON.parse(user.stdout);

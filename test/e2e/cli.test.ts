@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -76,16 +76,43 @@ describe('sintonia CLI', () => {
     assert.match(migrateHelp.stdout, /--dry-run/);
   });
 
-  it('refuses what it does not understand: an unknown flag or an extra argument, exit 2', async () => {
+  it('--version prints the package version; a command group alone prints its usage on stderr, exit 2', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const printed = await runCli(['--version'], core.env);
+    assert.deepEqual([printed.code, printed.stdout, printed.stderr], [0, `sintonia ${version}\n`, '']);
+    const group = await runCli(['key'], core.env);
+    assert.equal(group.code, 2);
+    assert.equal(group.stdout, '');
+    assert.match(group.stderr, /^sintonia key: a subcommand is missing\nusage: sintonia key SUBCOMMAND/);
+    for (const command of ['key create --class', 'key list', 'key revoke ID'])
+      assert.ok(group.stderr.includes(command), command);
+    const unknown = await runCli(['key', 'rename'], core.env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^sintonia key: unknown subcommand "rename"/);
+    const help = await runCli(['key', '--help'], core.env);
+    assert.deepEqual([help.code, help.stderr], [0, '']);
+    assert.match(help.stdout, /^usage: sintonia key SUBCOMMAND/);
+    const nothing = await runCli([], core.env);
+    assert.deepEqual([nothing.code, nothing.stdout], [2, '']);
+    assert.match(nothing.stderr, /^usage: sintonia COMMAND/);
+  });
+
+  it('refuses what it does not understand: an unknown flag, an extra argument or a repeated flag, exit 2', async () => {
     for (const args of [
       ['key', 'list', 'extra'],
       ['migrate', '--bogus'],
       ['seed-demo', 'now'],
       ['key', 'revoke', 'a', 'b'],
+      ['key', 'create', '--class', 'client', '--name', 'a', '--name', 'b'],
+      ['migrate', '--dry-run', '--dry-run'],
     ]) {
       const refused = await runCli(args, core.env);
       assert.equal(refused.code, 2, args.join(' '));
-      assert.match(refused.stderr, /unexpected argument|Unknown option/, args.join(' '));
+      assert.match(
+        refused.stderr,
+        /unexpected argument|Unknown option|is given more than once/,
+        args.join(' '),
+      );
       assert.equal(refused.stdout, '', args.join(' '));
     }
   });

@@ -96,9 +96,9 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
     for (const args of [
       ['migrate'],
       ['account', 'create', '--account-number', 'ngx-1'],
-      ['user', 'create', '--account', 'ngx-1', '--email', 'ngx-1@example.test', '--password', PASSWORD],
+      ['user', 'create', '--account', 'ngx-1', '--email', 'ngx-1@example.test', '--password-stdin'],
     ]) {
-      const run = await runCli(args, setup);
+      const run = await runCli(args, setup, PASSWORD);
       assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
       if (args[0] === 'account') userHash = (JSON.parse(run.stdout) as { userHash: string }).userHash;
     }

@@ -47,10 +47,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `sintonia ARGS` to completion with the given environment. */
+/** Runs `sintonia ARGS` to completion with the given environment and standard input (empty by default). */
 export function runCli(
   args: string[],
   env: Env,
+  input = '',
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], { env: { PATH: process.env.PATH, ...env } });
@@ -64,6 +65,7 @@ export function runCli(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
   });
 }
 

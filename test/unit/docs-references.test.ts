@@ -32,7 +32,7 @@ const read = (page: string) => readFileSync(join(root, page), 'utf8');
  * runners'; `NAME_FILE` is how the docs spell "any secret's file variable".
  */
 const foreignVariable =
-  /^(OTEL_|PG[A-Z]|NODE_|SINTONIA_TEST_|SINTONIA_TV_SIGN_IN_SCREENSHOTS$|BENCH_|CHROMIUM_PATH$|DEBIAN_FRONTEND$|NAME_FILE$|CI$|HOME$|PATH$)/;
+  /^(OTEL_|PG[A-Z]|NODE_|SINTONIA_TEST_|SINTONIA_TV_SIGN_IN_SCREENSHOTS$|BENCH_|CHROMIUM_PATH$|DEBIAN_FRONTEND$|NAME_FILE$|CI$|HOME$|PATH$|ON_ERROR_STOP$)/;
 
 function codeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { errorBody } from '../../core/errors.ts';
+import { type ErrorBody, errorBody } from '../../core/errors.ts';
 import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import type { ChannelLinks } from './links.ts';
@@ -44,11 +44,15 @@ interface Dependencies {
   logger: Logger;
 }
 
+const isConfigError = (body: ErrorBody) => body.errors?.[0]?.type === 'AGENT_CONFIG_ERROR';
+
 /**
  * What the person reads when the agent did not answer. At a limit (429, ours or the model's) they are
  * told plainly to wait and when to send again, not the agent's technical message.
  */
-function failureText(outcome: { status: number; body: { message: string }; retryAfter?: string }) {
+function failureText(outcome: { status: number; body: ErrorBody; retryAfter?: string }) {
+  // The deployment's fault, whose message is for its operator (it names their settings): logged at error.
+  if (isConfigError(outcome.body)) return 'The assistant is not available right now. Please try again later.';
   if (outcome.status !== 429) return `The assistant could not answer: ${outcome.body.message}`;
   const seconds = Number(outcome.retryAfter);
   const when = Number.isInteger(seconds) && seconds > 0 ? `${seconds} seconds` : 'a moment';
@@ -76,8 +80,11 @@ function replyFrom(
     text: failureText(outcome),
     // The message may quote what the agent or the person wrote.
     textFormat: 'plain',
-    // The family error body as the agents server (or we, for a failed call) said it.
-    value: outcome.body,
+    // The family error body as the agents server (or we, for a failed call) said it; a configuration
+    // error's type only, with the catalogue's message (its own names the operator's settings).
+    value: isConfigError(outcome.body)
+      ? errorBody(400, 'AGENT_CONFIG_ERROR', 'Agent configuration error.')
+      : outcome.body,
     channelData: {
       error: { status: outcome.status, ...(outcome.retryAfter ? { retryAfter: outcome.retryAfter } : {}) },
     },
@@ -164,6 +171,11 @@ export function createAnsweringWorker({
             body: errorBody(500, 'INTERNAL_ERROR', 'An unexpected error occurred.'),
           };
         });
+      if (!outcome.ok && isConfigError(outcome.body))
+        log.error(
+          { conversationId: row.id, error: outcome.body },
+          `the assistant cannot answer: ${outcome.body.message}`,
+        );
       const now = Date.now();
       const stored = await claims.appendAnswer(
         row.id,

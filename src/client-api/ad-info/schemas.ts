@@ -1,16 +1,9 @@
 import Type, { type Static } from 'typebox';
 import { boundedString, PathDeviceClass } from '../common-schemas.ts';
 
-export const contentsTypes = [
-  'Voditems',
-  'Events',
-  'Channels',
-  'Commercials',
-  'U7d',
-  'Npvr',
-  'Ltcu',
-] as const;
-export type ContentsType = (typeof contentsTypes)[number];
+import { type ContentsType, contentsTypes } from './contents-types.ts';
+
+export { type ContentsType, contentsTypes };
 
 /** Contents that never carry inserted ads (204): a linear channel's breaks are its broadcaster's, and a commercial is itself the ad. */
 export const adFreeContents: readonly ContentsType[] = ['Channels', 'Commercials'];

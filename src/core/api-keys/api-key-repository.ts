@@ -13,6 +13,16 @@ export function createApiKeyRepository(db: Kysely<CoreTables>) {
       await (trx ?? db).insertInto('api_keys').values(row).execute();
     },
 
+    /** Inserts the row unless a key with its id exists (revoked or not); true when it inserted. */
+    async insertIfAbsent(row: ApiKeyRow): Promise<boolean> {
+      const result = await db
+        .insertInto('api_keys')
+        .values(row)
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
     /** Oldest first; the id orders keys created in the same millisecond. */
     listAll(trx?: Transaction<CoreTables>): Promise<ApiKeyRow[]> {
       return (trx ?? db).selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute();

@@ -58,6 +58,24 @@ export function createApiKeyStore(db: Kysely<CoreTables>) {
       return { id, key: `snt_${keyClass}_${id}_${secret}`, class: keyClass };
     },
 
+    /**
+     * Records a key whose id and secret the caller derived (the family's own key, family-key.ts), unless
+     * a key with that id exists: a revoked one stays revoked. True when it recorded it now.
+     */
+    async record(keyClass: KeyClass, name: string, id: string, secret: string): Promise<boolean> {
+      const key = `snt_${keyClass}_${id}_${secret}`;
+      if (!KEY_PATTERN.test(key)) throw new Error('a recorded API key must have the form of a made one');
+      return keys.insertIfAbsent({
+        id,
+        name,
+        key_class: keyClass,
+        secret_hash: hashSecret(secret),
+        created_at: Date.now(),
+        revoked_at: null,
+        last_used_at: null,
+      });
+    },
+
     async list(): Promise<ApiKeyRecord[]> {
       return (await keys.listAll()).map(toRecord);
     },

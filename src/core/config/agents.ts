@@ -7,7 +7,7 @@ export const agentsVariables = {
   ASSISTANT_RUNTIME_KEY: secret({
     minLength: 1,
     description:
-      'An API key of class runtime with which the agents server asks assistant-auth for delegated tokens, to act on a linked person’s pay-TV account. Unset: the account tools answer 400 AGENT_CONFIG_ERROR.',
+      'An API key of class runtime with which the agents server asks assistant-auth for delegated tokens, to act on a linked person’s pay-TV account, and the chat page vouches for a person’s address to client-api. Unset: the family’s own runtime key, derived from the master key and recorded in the store (`sintonia key list` shows it).',
   }),
   ASSISTANT_JWKS_URL: optionalUrl(
     'JWKS the agents server verifies JWTs with. Default: assistant-auth /openid/jwk.',

@@ -10,7 +10,13 @@ import {
   masterKeyFingerprint,
   withFallbacks,
 } from '../secrets.ts';
-import { CARRIED_KEYS_PURPOSE, carriedKeyName, isCarriedPurpose, sealingPurposes } from './purposes.ts';
+import {
+  CARRIED_KEYS_PURPOSE,
+  carriedKeyName,
+  isCarriedPurpose,
+  isFollowedPurpose,
+  sealingPurposes,
+} from './purposes.ts';
 
 /** The store was opened with another master key than the one it records: the process must not start. */
 export class MasterKeyMismatchError extends Error {}
@@ -70,6 +76,8 @@ export async function openKeyring(database: Database, keys: MasterKeys): Promise
           deriveKey(sealing, purpose),
           others.map((other) => deriveKey(other, purpose)),
         );
+      } else if (isFollowedPurpose(purpose)) {
+        key = deriveKey(sealing, purpose);
       } else if (isCarriedPurpose(purpose)) {
         key = carried.get(purpose) ?? deriveKey(sealing, purpose);
       } else {

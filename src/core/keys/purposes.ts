@@ -1,5 +1,5 @@
 /**
- * Every purpose a key is derived from the master key for (Core.key), in two kinds, so that a master-key
+ * Every purpose a key is derived from the master key for (Core.key), in three kinds, so that a master-key
  * rotation (rotation.ts, docs/keys-and-backups.md) knows what to do with each:
  *
  * - sealing keys: AES-256-GCM keys of values sealed at rest in the store. A rotation opens every such value
@@ -8,6 +8,8 @@
  *   keyed hashes looked up by recomputing them (a channel identity, a phone number, a userHash handed out),
  *   counters keyed by a hash, and secrets and tokens handed to clients and peers. A rotation keeps each as
  *   it is: the key in use is recorded in the store, sealed under the new master key, and used from then on.
+ *
+ * - followed keys: derived from the master key and nothing else; a rotation changes them (followedPurposes).
  *
  * Core.key refuses a purpose that is not declared here, so a new one cannot escape the rotation.
  */
@@ -72,6 +74,20 @@ export const carriedPurposes = {
   'directline-stream': 'Direct Line stream URLs held by clients',
   'directline-file': 'Direct Line attachment URLs held by clients',
 } as const;
+
+/**
+ * Followed keys: derived from the master key the store is at, kept nowhere, so each changes with the
+ * master key. What rests on one is made again from it (an API key the family gives itself, recorded in
+ * the store by the first process that derives it: api-keys/family-key.ts).
+ */
+export const followedPurposes = {
+  'family-runtime-key':
+    'the runtime API key with which the services call each other (api-keys/family-key.ts)',
+} as const;
+
+export function isFollowedPurpose(purpose: string): purpose is keyof typeof followedPurposes {
+  return Object.hasOwn(followedPurposes, purpose);
+}
 
 /** The purpose of the key that seals the carried keys in the store (table store_identity). */
 export const CARRIED_KEYS_PURPOSE = 'carried-keys';

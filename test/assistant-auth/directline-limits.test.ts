@@ -49,7 +49,7 @@ function channel(overrides: Env) {
       });
     },
     async refusals(limit: string): Promise<number> {
-      return sample(await scrape(base), 'sintonia_limit_refusals_total', { limit }) ?? 0;
+      return sample(await scrape(core, base), 'sintonia_limit_refusals_total', { limit }) ?? 0;
     },
   };
   return state;

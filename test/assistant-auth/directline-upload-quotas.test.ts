@@ -110,7 +110,7 @@ function channel(overrides: Env) {
 
 /** Uploads refused at `limit`, as assistant-auth's /metrics counts them. */
 async function refusals(core: TestCore, limit: string): Promise<number> {
-  const text = await scrape(core.serviceUrl('assistant-auth'));
+  const text = await scrape(core, core.serviceUrl('assistant-auth'));
   return sample(text, 'sintonia_limit_refusals_total', { limit }) ?? 0;
 }
 

@@ -2,6 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, type Histogram, Registry } from 'prom-client';
 import { problemTypeOf } from './error-handler.ts';
 
+/** The routes of probes and scrapes: out of the request histogram and the info log, counted on their own. */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export function isProbe(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined && PROBE_ROUTES.has(route);
+}
+
 export interface ServiceMetrics {
   registry: Registry;
   /** Records one finished request; called from the app's single onResponse hook. */
@@ -144,16 +152,24 @@ export function installMetrics(service: string): ServiceMetrics {
     labelNames: ['type', 'status_code'],
     registers: [registry],
   });
+  const probes = new Counter({
+    name: 'sintonia_probe_requests_total',
+    help: 'Probes and scrapes answered (/healthz, /readyz, /metrics), by route and status; not in http_request_duration_seconds.',
+    labelNames: ['route', 'status_code'],
+    registers: [registry],
+  });
   return {
     registry,
     observe(request, reply) {
       const { statusCode } = reply;
-      duration.observe(
-        request.routeOptions.url ?? 'unmatched',
-        request.method,
-        statusCode,
-        reply.elapsedTime / 1000,
-      );
+      if (isProbe(request)) probes.inc({ route: request.routeOptions.url, status_code: statusCode });
+      else
+        duration.observe(
+          request.routeOptions.url ?? 'unmatched',
+          request.method,
+          statusCode,
+          reply.elapsedTime / 1000,
+        );
       if (statusCode >= 400) {
         const type = problemTypeOf(reply);
         if (type !== undefined) problems.inc({ type, status_code: statusCode });

@@ -103,7 +103,7 @@ export const familyVariables = {
     maximum: 600000,
     default: 500,
     description:
-      'On SIGTERM, how long the services keep answering at least (with Connection: close, /readyz 503); they stop accepting once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS).',
+      'On SIGTERM, how long the services keep answering at least (/readyz 503, connections kept alive); once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS) they stop accepting, and answer what the open connections still bring with Connection: close.',
   }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,

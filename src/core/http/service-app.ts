@@ -15,13 +15,12 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import Type from 'typebox';
 import type { Core, ServiceName } from '../core.ts';
-import { authErrors, errorBodySchema, httpErrors } from '../errors.ts';
-import { requireScrapeKey } from './api-key-guard.ts';
+import { errorBodySchema, httpErrors } from '../errors.ts';
 import type { App } from './app.ts';
 import { answerClientError } from './client-errors.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
-import { installMetrics, isProbe } from './metrics.ts';
+import { installMetrics, isProbe, registerMetricsRoute } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
 import {
   ACCESS_MESSAGE,
@@ -183,8 +182,6 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   if (openapi) await registerOpenApi(app, openapi);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // While draining, clients are told not to reuse the connection, so none is cut off at close.
-    if (core.lifecycle.draining) reply.header('connection', 'close');
     done();
   });
   app.setErrorHandler(problemHandler());
@@ -268,31 +265,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE(message, { errors: failed }));
     },
   );
-  // SPEC's public access on every service: any valid key of the environment, also as a bearer credential
-  // (Prometheus' credentials_file); open only when the operator says so (METRICS_OPEN=1; docs/decisions.md,
-  // "/metrics access").
-  const metricsOpen = core.config.METRICS_OPEN === '1';
-  app.get(
-    '/metrics',
-    {
-      ...(metricsOpen ? {} : { onRequest: requireScrapeKey(core.apiKeys) }),
-      schema: withErrors(
-        {
-          summary: metricsOpen
-            ? 'Prometheus metrics (text exposition format); open (METRICS_OPEN=1).'
-            : 'Prometheus metrics (text exposition format); any valid API key, as X-API-Key or Authorization: Bearer <key>.',
-          tags: ['monitoring'],
-          produces: ['text/plain'],
-          ...(metricsOpen ? {} : { security: [{ apiKey: [] }] }),
-          // A string payload of a non-JSON type is sent as it is: the schema only documents it.
-          response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
-        },
-        metricsOpen ? [] : [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID],
-      ),
-    },
-    async (_request, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+  registerMetricsRoute(app, core, metrics.registry);
 
   await app.register(service.plugin, { core, metrics: metrics.registry });
   if (openapi) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { agentsService } from './agents/service.ts';
 import { assistantAuthService } from './assistant-auth/service.ts';
 import { clientApiService } from './client-api/service.ts';
@@ -25,8 +26,11 @@ export interface RunningFamily {
   url(name: ServiceName): string;
   /**
    * Waits until the services have kept answering for at least `minMs`, then until none has had a
-   * request in flight or a new connection for `quietMs` (at most `maxMs` in all): stopping to accept
-   * while clients still connect would reset the connections waiting in the listen backlog.
+   * request in flight or a new connection for `quietMs` (at most `maxMs`), keeping connections alive:
+   * a proxy that was not told keeps sending on the connections it holds instead of opening new ones, which
+   * the listen backlog would hold and closing it reset. Then stops accepting, keeping the connections it
+   * has, answers each request on them with Connection: close, and waits until they have been quiet for
+   * `quietMs` (at most `maxMs / 2` more): the connections still in use end by themselves.
    */
   drain(options: { minMs: number; quietMs: number; maxMs: number }): Promise<void>;
   close(): Promise<void>;
@@ -49,12 +53,15 @@ export async function startFamily(core: Core, names: readonly ServiceName[]): Pr
     async drain({ minMs, quietMs, maxMs }) {
       // Listeners only while draining: nothing is added to the request path before shutdown.
       let lastActivity = Date.now();
+      let accepting = true;
       const inFlight = new Set<ServerResponse>();
       const onConnection = () => {
         lastActivity = Date.now();
       };
       const onRequest = (_request: IncomingMessage, response: ServerResponse) => {
         lastActivity = Date.now();
+        // Once the port refuses, the client is told not to reuse the connection, so none is cut off at close.
+        if (!accepting) response.shouldKeepAlive = false;
         inFlight.add(response);
         response.once('close', () => {
           inFlight.delete(response);
@@ -63,16 +70,26 @@ export async function startFamily(core: Core, names: readonly ServiceName[]): Pr
       };
       for (const { app } of running) {
         app.server.on('connection', onConnection);
-        app.server.on('request', onRequest);
+        // Before Fastify's own listener, so that even an answer written at once is told.
+        app.server.prependListener('request', onRequest);
       }
+      const quiet = (now: number) => inFlight.size === 0 && now - lastActivity >= quietMs;
+      const waitUntil = async (done: (now: number) => boolean) => {
+        while (!done(Date.now())) await new Promise((wait) => setTimeout(wait, 10));
+      };
       const started = Date.now();
       try {
-        for (;;) {
-          const now = Date.now();
-          if (now - started >= maxMs) break;
-          if (now - started >= minMs && inFlight.size === 0 && now - lastActivity >= quietMs) break;
-          await new Promise((wait) => setTimeout(wait, 10));
-        }
+        await waitUntil((now) => now - started >= maxMs || (now - started >= minMs && quiet(now)));
+        // Under a proxy that was not told (a plain SIGTERM behind nginx) requests keep coming until the
+        // port refuses. http.Server.close would also close every connection without a request in progress,
+        // and one a client has just opened may hold a request not yet read: reset, a POST becomes the
+        // proxy's own 502. So the listener alone is closed here (net.Server's close): new connections are
+        // refused (a proxy passes those on), and each request on an open connection is answered.
+        for (const { app } of running) NetServer.prototype.close.call(app.server);
+        accepting = false;
+        const stopped = Date.now();
+        lastActivity = stopped;
+        await waitUntil((now) => now - stopped >= maxMs / 2 || quiet(now));
       } finally {
         for (const { app } of running) {
           app.server.off('connection', onConnection);

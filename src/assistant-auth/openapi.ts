@@ -55,14 +55,16 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       { name: 'openid', description: 'The assistant’s public keys.' },
       { name: 'monitoring', description: 'Health, status, configuration and metrics.' },
     ],
-    // The core's monitoring routes say nothing of keys: /metrics and the probes are open (docs/decisions.md);
-    // like every operation of the service they may answer 500, and their errors are JSON even where the
-    // route produces text.
+    // The core's monitoring routes: the probes are open, /metrics public (any valid key) unless METRICS_OPEN=1
+    // opens it, as its route's own security says (docs/decisions.md); like every operation of the service
+    // they may answer 500, and their errors are JSON even where the route produces text.
     transform: ({ schema, url }) => {
       const base = schema ?? {};
       const core = coreRoutes[url];
       if (!core) return { schema: base, url };
-      const derived = errorResponses([...core.access.errors, httpErrors.INTERNAL_ERROR]);
+      const keyed = Array.isArray(base.security) && base.security.length > 0;
+      const access = keyed ? accessClasses.public : core.access;
+      const derived = errorResponses([...access.errors, httpErrors.INTERNAL_ERROR]);
       const response: Record<string, unknown> = {
         ...((base.response as Record<string, unknown> | undefined) ?? {}),
         ...derived.response,
@@ -83,8 +85,8 @@ export const assistantAuthOpenApi: OpenApiDefinition = {
       return {
         schema: {
           ...base,
-          description: [base.description, core.access.description].filter(Boolean).join(' '),
-          security: core.access.security.map((requirement) => ({ ...requirement })),
+          description: [base.description, access.description].filter(Boolean).join(' '),
+          security: access.security.map((requirement) => ({ ...requirement })),
           'x-error-types': errorTypes,
           response,
         },

@@ -73,7 +73,7 @@ function server(overrides: Env) {
       return { authorization: `Bearer ${jwt}` };
     },
     async refusals(limit: string): Promise<number> {
-      const text = (await app.inject({ url: '/metrics' })).body;
+      const text = (await app.inject({ url: '/metrics', headers: { 'x-api-key': key } })).body;
       return sample(text, 'sintonia_limit_refusals_total', { limit }) ?? 0;
     },
   };

@@ -159,7 +159,7 @@ function endpoints(core: TestCore, users: UserService): Endpoint[] {
     {
       method: 'GET',
       path: '/metrics',
-      access: 'open',
+      access: 'public',
       ok: 200,
       request: async () => ({ url: '/metrics' }),
     },

@@ -26,7 +26,7 @@ function channel(overrides: Env) {
         },
       );
     },
-    refusals: (limit: string) => limitRefusals(family.base, limit),
+    refusals: (limit: string) => limitRefusals(family.core, limit),
   });
 }
 

@@ -68,7 +68,7 @@ function channel(overrides: Env) {
 }
 
 /** Uploads refused at `limit`, as assistant-auth's /metrics counts them. */
-const refusals = (core: TestCore, limit: string) => limitRefusals(core.serviceUrl('assistant-auth'), limit);
+const refusals = (core: TestCore, limit: string) => limitRefusals(core, limit);
 
 async function assertRefused(response: Response, status: number, type: string, retryAfter?: string) {
   assert.equal(response.status, status, type);

@@ -81,9 +81,9 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     }
     assert.deepEqual(op('/openid/jwk')?.security, []);
     assert.deepEqual(op('/ping')?.security, [{ apiKey: [] }]);
-    // /metrics is open on every service of the family, like the probes (docs/decisions.md).
-    assert.deepEqual(op('/metrics')?.security, []);
-    assert.deepEqual(statuses('/metrics'), ['200', '500']);
+    // /metrics is public, as SPEC lists it: any valid key of the environment (docs/decisions.md).
+    assert.deepEqual(op('/metrics')?.security, [{ apiKey: [] }]);
+    assert.deepEqual(statuses('/metrics'), ['200', '401', '429', '500', '503']);
     assert.deepEqual(op('/healthz')?.security, []);
     // Readiness: its own 503 (not ready), whose errors name each failed check (draining, the store).
     // Liveness never answers 503: it never asks the store.

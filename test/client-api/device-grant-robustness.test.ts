@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { SIGN_IN_WARNING } from '../../src/client-api/device-grant/sign-in-view.ts';
-import { sample } from '../helpers/metrics-text.ts';
+import { sample, scrapeKey } from '../helpers/metrics-text.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes, PASSWORD } from './accounts-fixtures.ts';
 import { askCodes, oauthError, PUBLIC_URL, poll, postForm } from './device-grant-fixture.ts';
 
@@ -50,7 +50,13 @@ describe('TV sign-in robustness: wrong codes, device identity, untrusted names',
     const seconds = Number(sixth.headers['retry-after']);
     assert.ok(seconds >= 1 && seconds <= 900, `retry-after ${seconds}`);
     assert.equal((await lookUp('rb-1', phone.accessToken, 'BBBB-BBBD', '10.40.7.1')).statusCode, 429);
-    const metrics = (await f.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = (
+      await f.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { 'x-api-key': await scrapeKey(f.core) },
+      })
+    ).body;
     assert.ok((sample(metrics, 'sintonia_user_code_throttled_total', { limit: 'user' }) ?? 0) >= 2);
   });
 
@@ -190,7 +196,13 @@ describe('TV sign-in bounds: refused codes count per address, refusals per accou
     assert.deepEqual(oauthError(busy), { error: 'temporarily_unavailable', types: ['SIGN_INS_BUSY'] });
     const seconds = Number(busy.headers['retry-after']);
     assert.ok(seconds >= 1 && seconds <= 600, `retry-after ${seconds}`);
-    const metrics = (await f.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = (
+      await f.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { 'x-api-key': await scrapeKey(f.core) },
+      })
+    ).body;
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'overall' }), 1);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'address' }), 1);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'account' }), 1);

@@ -8,14 +8,14 @@ import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { linkedChat } from '../helpers/assistant-chat.ts';
 import { createTestCore, startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
-import { promtoolCheck, sample, scrape } from '../helpers/metrics-text.ts';
+import { promtoolCheck, sample, scrape, scrapeKey } from '../helpers/metrics-text.ts';
 import { until } from '../helpers/until.ts';
 
 const BASE = '/api/v1';
 const services = ['client-api', 'assistant-auth', 'agents'] as const;
 
 /**
- * What each service's /metrics shows of the inside, read as Prometheus reads it (open, no key): every
+ * What each service's /metrics shows of the inside, read as Prometheus reads it (a key as a bearer credential): every
  * metric moves when its event happens, and promtool finds nothing to say of any service's exposition.
  */
 describe('metrics that show the inside', () => {
@@ -45,7 +45,10 @@ describe('metrics that show the inside', () => {
       ],
     });
     assert.ok(home['MET-1001-bed']);
-    const before = { channel: await scrape(url('assistant-auth')), agents: await scrape(url('agents')) };
+    const before = {
+      channel: await scrape(family.core, url('assistant-auth')),
+      agents: await scrape(family.core, url('agents')),
+    };
     const chat = await linkedChat(family.core, url('assistant-auth'), gatewayKey, randomUUID(), 'MET-1001');
     const stream = new WebSocket(chat.streamUrl);
     await new Promise((resolve, reject) => stream.once('open', resolve).once('error', reject));
@@ -55,7 +58,7 @@ describe('metrics that show the inside', () => {
       assert.match((await chat.say('No')).text ?? '', /won't do it/);
       assert.match((await chat.say('sign out the bedroom tv')).text ?? '', /sign «Bedroom TV» out/);
       assert.match((await chat.say('Yes')).text ?? '', /Bedroom TV/);
-      const channel = await scrape(url('assistant-auth'));
+      const channel = await scrape(family.core, url('assistant-auth'));
       const moved = (name: string, labels: Record<string, string> = {}) =>
         (sample(channel, name, labels) ?? 0) - (sample(before.channel, name, labels) ?? 0);
       assert.equal(sample(channel, 'sintonia_directline_streams_open'), 1, 'the open stream');
@@ -65,7 +68,7 @@ describe('metrics that show the inside', () => {
       assert.equal(moved('sintonia_directline_answer_duration_seconds_count'), 5);
       assert.ok(moved('sintonia_directline_answer_duration_seconds_sum') > 0);
 
-      const agents = await scrape(url('agents'));
+      const agents = await scrape(family.core, url('agents'));
       const counted = (name: string, labels: Record<string, string>) =>
         (sample(agents, name, labels) ?? 0) - (sample(before.agents, name, labels) ?? 0);
       assert.equal(counted('sintonia_agent_runs_total', { agent: 'assistant', outcome: 'ok' }), 5);
@@ -92,7 +95,7 @@ describe('metrics that show the inside', () => {
     }
     await until(
       async () =>
-        sample(await scrape(url('assistant-auth')), 'sintonia_directline_streams_open') === 0
+        sample(await scrape(family.core, url('assistant-auth')), 'sintonia_directline_streams_open') === 0
           ? true
           : undefined,
       'the stream closed',
@@ -100,7 +103,7 @@ describe('metrics that show the inside', () => {
   });
 
   it('counts the store’s statements, an e-mail sent, a throttled sign-in and an API key over its limit', async () => {
-    const before = await scrape(url('client-api'));
+    const before = await scrape(family.core, url('client-api'));
     const registered = await fetch(`${url('client-api')}${BASE}/web/registration/request`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -108,7 +111,7 @@ describe('metrics that show the inside', () => {
     });
     assert.equal(registered.status, 200);
     await until(async () => {
-      const now = await scrape(url('client-api'));
+      const now = await scrape(family.core, url('client-api'));
       return sample(now, 'sintonia_mail_deliveries_total', { outcome: 'sent' }) === 1 ? true : undefined;
     }, 'the e-mail sent');
     const signIn = () =>
@@ -120,7 +123,7 @@ describe('metrics that show the inside', () => {
     let refused = await signIn();
     while (refused.status !== 429) refused = await signIn();
     assert.equal((await refused.json()).errors[0].type, 'LOGIN_THROTTLED');
-    const after = await scrape(url('client-api'));
+    const after = await scrape(family.core, url('client-api'));
     assert.ok(
       (sample(after, 'sintonia_store_statements_total') ?? 0) >
         (sample(before, 'sintonia_store_statements_total') ?? 0),
@@ -136,7 +139,7 @@ describe('metrics that show the inside', () => {
     while (answer.status === 200)
       answer = await fetch(`${url('assistant-auth')}/ping`, { headers: { 'x-api-key': busy } });
     assert.equal(answer.status, 429);
-    const limited = await scrape(url('assistant-auth'));
+    const limited = await scrape(family.core, url('assistant-auth'));
     assert.equal(
       sample(limited, 'sintonia_api_key_rate_limited_requests_total', { key_class: 'gateway' }),
       1,
@@ -145,7 +148,7 @@ describe('metrics that show the inside', () => {
   });
 
   it('the store’s pool and pipeline on PostgreSQL; none on the embedded store', async () => {
-    const text = await scrape(url('client-api'));
+    const text = await scrape(family.core, url('client-api'));
     if (family.core.database.dialect === 'postgres') {
       assert.ok((sample(text, 'sintonia_store_pool_connections', { state: 'idle' }) ?? -1) >= 0);
       assert.ok((sample(text, 'sintonia_store_pool_connections', { state: 'in_use' }) ?? -1) >= 0);
@@ -157,18 +160,48 @@ describe('metrics that show the inside', () => {
     }
   });
 
-  it('every service answers /metrics without a key, and promtool check metrics finds nothing to say', async () => {
+  it('every service takes any valid key for /metrics, as X-API-Key or Bearer, and promtool finds nothing to say', async () => {
+    const client = (await family.core.apiKeys.create('client', 'a client key')).key;
+    const revoked = await family.core.apiKeys.create('gateway', 'revoked');
+    await family.core.apiKeys.revoke(revoked.id);
+    const types = async (response: Response) =>
+      ((await response.json()) as { errors: Array<{ type: string }> }).errors.map((error) => error.type);
     for (const service of services) {
-      const response = await fetch(`${url(service)}/metrics`);
-      assert.equal(response.status, 200, service);
-      assert.equal(promtoolCheck(await response.text()), '', service);
+      const metrics = `${url(service)}/metrics`;
+      const none = await fetch(metrics);
+      assert.equal(none.status, 401, service);
+      assert.deepEqual(await types(none), ['CREDENTIALS_MISSING'], service);
+      const bad = await fetch(metrics, { headers: { authorization: `Bearer ${revoked.key}` } });
+      assert.equal(bad.status, 401, service);
+      assert.deepEqual(await types(bad), ['API_KEY_INVALID'], service);
+      const asHeader = await fetch(metrics, { headers: { 'x-api-key': client } });
+      assert.equal(asHeader.status, 200, service);
+      await asHeader.text();
+      const asBearer = await fetch(metrics, { headers: { authorization: `bearer ${client}` } });
+      assert.equal(asBearer.status, 200, service);
+      assert.equal(promtoolCheck(await asBearer.text()), '', service);
+    }
+  });
+});
+
+describe('/metrics opened by the operator (METRICS_OPEN=1)', () => {
+  it('every service answers it without a key', async () => {
+    const { family, close } = await startTestFamily([...services], { METRICS_OPEN: '1' });
+    try {
+      for (const service of services) {
+        const response = await fetch(`${family.url(service)}/metrics`);
+        assert.equal(response.status, 200, service);
+        assert.match(await response.text(), /^# HELP /m, service);
+      }
+    } finally {
+      await close();
     }
   });
 });
 
 describe('metrics of what a family test does not reach', () => {
   it('an e-mail that cannot be delivered: retried, then failed for good, and the outbox says so', async () => {
-    const { family, close } = await startTestFamily(['client-api'], {
+    const { family, core, close } = await startTestFamily(['client-api'], {
       SMTP_URL: 'smtp://127.0.0.1:1',
       MAIL_MAX_ATTEMPTS: '2',
       MAIL_RETRY_BASE_MS: '50',
@@ -183,7 +216,7 @@ describe('metrics of what a family test does not reach', () => {
       });
       assert.equal(registered.status, 200);
       const text = await until(async () => {
-        const now = await scrape(url);
+        const now = await scrape(core, url);
         return sample(now, 'sintonia_mail_outbox_messages', { status: 'failed' }) === 1 ? now : undefined;
       }, 'the outbox to show the failed e-mail');
       assert.equal(sample(text, 'sintonia_mail_deliveries_total', { outcome: 'retry' }), 1);
@@ -196,7 +229,7 @@ describe('metrics of what a family test does not reach', () => {
   });
 
   it('a pending e-mail shows in the outbox depth with its age', async () => {
-    const { family, close } = await startTestFamily(['client-api'], {
+    const { family, core, close } = await startTestFamily(['client-api'], {
       SMTP_URL: 'smtp://127.0.0.1:1',
       MAIL_RETRY_BASE_MS: '3600000',
     });
@@ -208,7 +241,7 @@ describe('metrics of what a family test does not reach', () => {
         body: JSON.stringify({ email: 'later@example.test', language: 'en' }),
       });
       const text = await until(async () => {
-        const now = await scrape(url);
+        const now = await scrape(core, url);
         return sample(now, 'sintonia_mail_outbox_messages', { status: 'pending' }) === 1 ? now : undefined;
       }, 'the outbox to show the pending e-mail');
       assert.ok((sample(text, 'sintonia_mail_outbox_oldest_pending_age_seconds') ?? 0) > 0);
@@ -252,7 +285,9 @@ describe('metrics of what a family test does not reach', () => {
       const answer = await app.inject({ method: 'GET', url: '/outage' });
       assert.equal(answer.statusCode, 503);
       assert.equal(answer.json().errors[0].type, 'STORE_UNAVAILABLE');
-      const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      const text = (
+        await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': await scrapeKey(core) } })
+      ).body;
       assert.equal(
         sample(text, 'sintonia_problem_responses_total', { type: 'STORE_UNAVAILABLE', status_code: '503' }),
         1,

@@ -155,10 +155,66 @@ describe('request logging options', () => {
     const lines = logs.filter((entry) => entry.requestId === 'log-414' && entry.msg === 'request completed');
     assert.equal(lines.length, 1, JSON.stringify(lines));
     assert.equal(lines[0]?.statusCode, 414);
-    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { 'x-api-key': (await core.apiKeys.create('backoffice', 'scrape')).key },
+    });
     assert.match(
       metrics.body,
       /http_request_duration_seconds_count\{[^}]*route="unmatched"[^}]*status_code="414"[^}]*\} 1/,
     );
+  });
+});
+
+describe('probes and scrapes are quiet', () => {
+  const probes = ['/healthz', '/readyz', '/metrics'];
+
+  /** An app logging at `level`, asked each probe twice and /hello once; its log lines and its /metrics. */
+  async function probed(level: 'info' | 'debug') {
+    const core = await createTestCore();
+    const captured = capturingLogger(level);
+    const app = await buildServiceApp({ ...core, logger: captured.logger }, probe);
+    try {
+      const key = (await core.apiKeys.create('backoffice', 'scrape')).key;
+      for (const url of [...probes, ...probes, '/hello']) {
+        const response = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+        assert.equal(response.statusCode, 200, url);
+      }
+      const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': key } });
+      const requestLines = captured.lines.filter((line) => line.msg === 'request completed');
+      return { requestLines, metrics: metrics.body };
+    } finally {
+      await app.close();
+      await core.dispose();
+    }
+  }
+
+  it('at info: no request line and no request-duration sample for a probe; a counter of their own', async () => {
+    const { requestLines, metrics } = await probed('info');
+    assert.deepEqual(
+      requestLines.map((line) => line.url),
+      ['/hello'],
+    );
+    assert.match(metrics, /http_request_duration_seconds_count\{[^}]*route="\/hello"[^}]*\} 1/);
+    assert.doesNotMatch(
+      metrics,
+      /http_request_duration_seconds_count\{[^}]*route="\/(healthz|readyz|metrics)"/,
+    );
+    for (const route of ['/healthz', '/readyz'])
+      assert.match(
+        metrics,
+        new RegExp(`sintonia_probe_requests_total\\{route="${route}",status_code="200"[^}]*\\} 2`),
+      );
+    // The scrape being answered is counted once it is sent: the two before it.
+    assert.match(metrics, /sintonia_probe_requests_total\{route="\/metrics",status_code="200"[^}]*\} 2/);
+  });
+
+  it('at debug: each probe has its request line, at debug', async () => {
+    const { requestLines } = await probed('debug');
+    const levels = new Map(requestLines.map((line) => [line.url, line.level]));
+    for (const url of probes) assert.equal(levels.get(url), 20, url);
+    assert.equal(levels.get('/hello'), 30);
+    assert.equal(requestLines.length, 8);
   });
 });

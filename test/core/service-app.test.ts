@@ -173,9 +173,12 @@ describe('service app plumbing', () => {
     assert.equal(revoked.statusCode, 401);
   });
 
-  it('exposes Prometheus metrics that a standard parser reads, to anyone who reaches the port', async () => {
+  it('exposes Prometheus metrics that a standard parser reads, to any valid key', async () => {
     await app.inject({ method: 'GET', url: '/healthz' });
-    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    await app.inject({ method: 'GET', url: '/gated', headers: { 'x-api-key': 'snt_gateway_unknown' } });
+    assert.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
+    const key = (await core.apiKeys.create('client', 'scrape')).key;
+    const response = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': key } });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/plain/);
     const families = parsePrometheusTextFormat(response.body);
@@ -184,7 +187,12 @@ describe('service app plumbing', () => {
     // The parser folds histogram labels away, so the labelled series is checked in the text itself.
     assert.match(
       response.body,
-      /http_request_duration_seconds_count\{[^}]*route="\/healthz",method="GET",status_code="200"\} [1-9]/,
+      /http_request_duration_seconds_count\{[^}]*route="\/gated",method="GET",status_code="401"\} [1-9]/,
+    );
+    // Probes are counted apart, out of the API's histogram.
+    assert.match(
+      response.body,
+      /sintonia_probe_requests_total\{route="\/healthz",status_code="200"[^}]*\} [1-9]/,
     );
     assert.ok(families.some((family) => family.name === 'process_cpu_user_seconds_total'));
   });

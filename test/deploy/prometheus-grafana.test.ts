@@ -41,7 +41,7 @@ describe('the Prometheus alerts and the Grafana dashboard', () => {
     exported = new Set();
     try {
       for (const service of services) {
-        for (const line of (await scrape(family.url(service))).split('\n')) {
+        for (const line of (await scrape(core, family.url(service))).split('\n')) {
           const name = /^# TYPE (\S+) (\w+)/.exec(line);
           if (!name) continue;
           exported.add(name[1] as string);

@@ -37,7 +37,7 @@ describe('npm start under a process manager', () => {
   after(() => core.dispose());
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal} to the npm process stops the services, frees the ports and exits 0`, async () => {
+    it(`${signal} to the npm process stops the services, frees the ports and exits 0; stdout is JSON lines`, async () => {
       const ports = [await freePort(), await freePort(), await freePort()];
       // Its own process group, so that whatever it leaves behind can be cleaned up after a failure.
       const child = spawn('npm', ['start', '--silent'], {
@@ -51,12 +51,14 @@ describe('npm start under a process manager', () => {
           CLIENT_API_PORT: String(ports[0]),
           ASSISTANT_AUTH_PORT: String(ports[1]),
           AGENTS_PORT: String(ports[2]),
-          LOG_LEVEL: 'warn',
+          LOG_LEVEL: 'info',
         },
       });
       let output = '';
+      let stdout = '';
       child.stdout.on('data', (chunk) => {
         output += chunk;
+        stdout += chunk;
       });
       child.stderr.on('data', (chunk) => {
         output += chunk;
@@ -77,6 +79,20 @@ describe('npm start under a process manager', () => {
         );
         assert.equal(await Promise.race([exited, stillRunning]), 0, output);
         for (const port of ports) assert.equal(await canListen(port), true, `port ${port} freed`);
+        // stdout is JSON lines only (npm's own `> sintonia@… start` banner is what --silent leaves out).
+        const lines = stdout.split('\n').filter(Boolean);
+        const notJson = lines.filter((line) => {
+          try {
+            return typeof JSON.parse(line) !== 'object';
+          } catch {
+            return true;
+          }
+        });
+        assert.deepEqual(notJson, []);
+        assert.ok(
+          lines.some((line) => line.includes('"sintonia is serving"')),
+          stdout,
+        );
       } finally {
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');

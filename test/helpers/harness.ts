@@ -149,10 +149,10 @@ export async function startTestFamily(
 }
 
 /**
- * The production logger (same redaction) at info level, writing into memory: `lines` holds every line
+ * The production logger (same redaction) at info level (or `level`), writing into memory: `lines` holds every line
  * parsed, in order, for tests of what the services log.
  */
-export function capturingLogger() {
+export function capturingLogger(level: 'info' | 'debug' = 'info') {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -160,5 +160,5 @@ export function capturingLogger() {
       done();
     },
   });
-  return { lines, logger: createLogger({ LOG_LEVEL: 'info' }, sink) };
+  return { lines, logger: createLogger({ LOG_LEVEL: level }, sink) };
 }

@@ -1,8 +1,23 @@
 import { spawnSync } from 'node:child_process';
+import type { ApiKeyStore } from '../../src/core/api-keys/api-keys.ts';
 
-/** A service's /metrics, as Prometheus reads it. */
-export async function scrape(serviceUrl: string): Promise<string> {
-  const response = await fetch(`${serviceUrl}/metrics`);
+const keys = new WeakMap<ApiKeyStore, Promise<string>>();
+
+/** A key to read /metrics with (any valid key of the environment does), made once per store. */
+export function scrapeKey(core: { apiKeys: ApiKeyStore }): Promise<string> {
+  let key = keys.get(core.apiKeys);
+  if (key === undefined) {
+    key = core.apiKeys.create('backoffice', 'prometheus').then((made) => made.key);
+    keys.set(core.apiKeys, key);
+  }
+  return key;
+}
+
+/** A service's /metrics, as Prometheus reads it: with a key of `core`'s store, as a bearer credential. */
+export async function scrape(core: { apiKeys: ApiKeyStore }, serviceUrl: string): Promise<string> {
+  const response = await fetch(`${serviceUrl}/metrics`, {
+    headers: { authorization: `Bearer ${await scrapeKey(core)}` },
+  });
   if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
   return response.text();
 }

@@ -24,6 +24,11 @@ export const familyVariables = {
     description:
       '1: the first start on the embedded store loads the demo data set (demo account, users and one API key per class) and prints its credentials (SINTONIA_DATA_DIR/demo-credentials.json). 0: no demo data and no demo credentials; use 0 in production.',
   }),
+  METRICS_OPEN: Type.Union([Type.Literal('0'), Type.Literal('1')], {
+    default: '0',
+    description:
+      "0: every service's /metrics takes any valid API key of the environment, as X-API-Key or Authorization: Bearer <key> (Prometheus' credentials_file). 1: /metrics answers without a key, for a network where only the scraper reaches the ports.",
+  }),
   DATABASE_URL: secret({
     pattern: '^postgres(ql)?://',
     description: 'postgres://… to use PostgreSQL instead of the embedded SQLite store.',
@@ -98,7 +103,7 @@ export const familyVariables = {
     maximum: 600000,
     default: 500,
     description:
-      'On SIGTERM, how long the services keep answering at least (with Connection: close, /readyz 503); they stop accepting once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS).',
+      'On SIGTERM, how long the services keep answering at least (/readyz 503, connections kept alive); once no request or connection came for 100 ms after it (at most half of SHUTDOWN_TIMEOUT_MS) they stop accepting, and answer what the open connections still bring with Connection: close.',
   }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -1,6 +1,18 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, type Histogram, Registry } from 'prom-client';
+import type { Core } from '../core.ts';
+import { authErrors } from '../errors.ts';
+import { requireScrapeKey } from './api-key-guard.ts';
 import { problemTypeOf } from './error-handler.ts';
+import { withErrors } from './route-errors.ts';
+
+/** The routes of probes and scrapes: out of the request histogram and the info log, counted on their own. */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export function isProbe(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined && PROBE_ROUTES.has(route);
+}
 
 export interface ServiceMetrics {
   registry: Registry;
@@ -144,20 +156,57 @@ export function installMetrics(service: string): ServiceMetrics {
     labelNames: ['type', 'status_code'],
     registers: [registry],
   });
+  const probes = new Counter({
+    name: 'sintonia_probe_requests_total',
+    help: 'Probes and scrapes answered (/healthz, /readyz, /metrics), by route and status; not in http_request_duration_seconds.',
+    labelNames: ['route', 'status_code'],
+    registers: [registry],
+  });
   return {
     registry,
     observe(request, reply) {
       const { statusCode } = reply;
-      duration.observe(
-        request.routeOptions.url ?? 'unmatched',
-        request.method,
-        statusCode,
-        reply.elapsedTime / 1000,
-      );
+      if (isProbe(request)) probes.inc({ route: request.routeOptions.url, status_code: statusCode });
+      else
+        duration.observe(
+          request.routeOptions.url ?? 'unmatched',
+          request.method,
+          statusCode,
+          reply.elapsedTime / 1000,
+        );
       if (statusCode >= 400) {
         const type = problemTypeOf(reply);
         if (type !== undefined) problems.inc({ type, status_code: statusCode });
       }
     },
   };
+}
+
+/**
+ * `GET /metrics`, the registry in Prometheus' text format. SPEC's public access on every service: any
+ * valid key of the environment, also as a bearer credential (Prometheus' credentials_file); open only when
+ * the operator says so (METRICS_OPEN=1; docs/decisions-observability.md).
+ */
+export function registerMetricsRoute(app: FastifyInstance, core: Core, registry: Registry): void {
+  const metricsOpen = core.config.METRICS_OPEN === '1';
+  app.get(
+    '/metrics',
+    {
+      ...(metricsOpen ? {} : { onRequest: requireScrapeKey(core.apiKeys) }),
+      schema: withErrors(
+        {
+          summary: metricsOpen
+            ? 'Prometheus metrics (text exposition format); open (METRICS_OPEN=1).'
+            : 'Prometheus metrics (text exposition format); any valid API key, as X-API-Key or Authorization: Bearer <key>.',
+          tags: ['monitoring'],
+          produces: ['text/plain'],
+          ...(metricsOpen ? {} : { security: [{ apiKey: [] }] }),
+          // A string payload of a non-JSON type is sent as it is: the schema only documents it.
+          response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
+        },
+        metricsOpen ? [] : [authErrors.CREDENTIALS_MISSING, authErrors.API_KEY_INVALID],
+      ),
+    },
+    async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+  );
 }

@@ -21,9 +21,15 @@ import { challengerFor } from './challenges.ts';
 import { answerClientError } from './client-errors.ts';
 import { registerDocs } from './docs.ts';
 import { answerFrameworkError, notFoundHandler, problemHandler, sendProblem } from './error-handler.ts';
-import { installMetrics } from './metrics.ts';
+import { installMetrics, isProbe, registerMetricsRoute } from './metrics.ts';
 import { type OpenApiSource, registerOpenApi, resolveOpenApi, serveOpenApiDocument } from './openapi.ts';
-import { accessLineWriter, lazyRequestLogger, logUrl, requestIdSource } from './request-logger.ts';
+import {
+  ACCESS_MESSAGE,
+  accessLineWriter,
+  lazyRequestLogger,
+  logUrl,
+  requestIdSource,
+} from './request-logger.ts';
 import { withErrors } from './route-errors.ts';
 import { recordRouteMethods } from './route-methods.ts';
 import { exactDateTimes, strictBodyValidators } from './validation.ts';
@@ -183,8 +189,6 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   }
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    // While draining, clients are told not to reuse the connection, so none is cut off at close.
-    if (core.lifecycle.draining) reply.header('connection', 'close');
     done();
   });
   app.setErrorHandler(problemHandler());
@@ -194,18 +198,23 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
   // One info line per request, at its end, and the duration histogram, from one hook. The line holds
   // only fields built here (path with query values masked, no headers), so it is written without
   // redaction (the redaction walk cost ~5 µs per line in the benchmark), by accessLineWriter. A route's
-  // own logLevel still silences it.
-  const accessLine = accessLineWriter(app.log.child({}, { redact: [] as string[] }) as Logger);
+  // own logLevel still silences it. Probes and scrapes (/healthz, /readyz, /metrics) are a line at debug
+  // and counted apart (installMetrics): every few seconds from each prober, they would drown the API's lines.
+  const accessLog = app.log.child({}, { redact: [] as string[] }) as Logger;
+  const accessLine = accessLineWriter(accessLog);
   record = (request, reply) => {
     metrics.observe(request, reply);
-    if ((request.log as Logger).isLevelEnabled('info')) {
-      accessLine({
+    const probe = isProbe(request);
+    if ((request.log as Logger).isLevelEnabled(probe ? 'debug' : 'info')) {
+      const fields = {
         requestId: request.id,
         method: request.method,
         url: logUrl(request.url),
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
-      });
+      };
+      if (probe) accessLog.debug(fields, ACCESS_MESSAGE);
+      else accessLine(fields);
     }
   };
   app.addHook('onResponse', (request, reply, done) => {
@@ -263,22 +272,7 @@ export async function buildServiceApp(core: Core, service: ServiceDefinition): P
       return sendProblem(reply, httpErrors.SERVICE_UNAVAILABLE(message, { errors: failed }));
     },
   );
-  // Open on every service, like the probes: the figures carry no personal data, and who may reach the
-  // port is the network's decision (docs/decisions.md, "/metrics access").
-  app.get(
-    '/metrics',
-    {
-      schema: {
-        summary: 'Prometheus metrics (text exposition format); open, like the probes.',
-        tags: ['monitoring'],
-        produces: ['text/plain'],
-        // A string payload of a non-JSON type is sent as it is: the schema only documents it.
-        response: { 200: { type: 'string', description: 'Prometheus text exposition format.' } },
-      },
-    },
-    async (_request, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
+  registerMetricsRoute(app, core, metrics.registry);
 
   await app.register(service.plugin, { core, metrics: metrics.registry });
   if (openapi) {

@@ -4,7 +4,7 @@ import { context, trace } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -18,13 +18,16 @@ const isProbe = (url: string | undefined) => {
  * The OpenTelemetry Node SDK with the instrumentations of what the family runs on: node:http (the servers),
  * Fastify (its routes and hooks, through Fastify's own @fastify/otel), undici (fetch: how the services
  * call each other, with W3C traceparent) and pg. The exporter, sampler, propagators and resource come
- * from the standard OTEL_* variables, as the SDK reads them.
+ * from the standard OTEL_* variables, as the SDK reads them (the OpenTelemetry specification's): the exporter
+ * by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL (grpc, http/protobuf, http/json),
+ * the sampler by OTEL_TRACES_SAMPLER and _ARG, the resource by OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME.
+ * `defaultServiceName` is the resource's service.name only where neither of those names one.
  *
  * The services are ES modules that import `pg` and `fastify`: the import-in-the-middle loader hook,
  * registered here for the instrumented modules only, lets the instrumentations patch what is imported
  * after this runs.
  */
-export async function startSdk(serviceName: string | undefined) {
+export async function startSdk(defaultServiceName: string) {
   // Traces only, unless the operator asks for more: the SDK would otherwise also export OTLP metrics and
   // logs by default. The family's metrics are Prometheus' (/metrics) and its logs are stdout; the metric
   // pipeline alone cost ~12% of a traced request's CPU in the benchmark (read 187 → 164 µs).
@@ -33,7 +36,11 @@ export async function startSdk(serviceName: string | undefined) {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   const sdk = new NodeSDK({
-    ...(serviceName ? { serviceName } : {}),
+    // Under what the environment detector reads (OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME above it):
+    // the SDK's `serviceName` option would override both.
+    resource: resources
+      .defaultResource()
+      .merge(resources.resourceFromAttributes({ 'service.name': defaultServiceName })),
     instrumentations: [
       // Probes and scrapes are not traced: they would be most of the spans and tell nothing.
       new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => isProbe(request.url) }),

@@ -30,7 +30,10 @@ export function tracingWanted(env: TracingEnv): boolean {
   );
 }
 
-/** `service.name` when OTEL_SERVICE_NAME is unset: `sintonia-<service>` for a process serving one, else `sintonia`. */
+/**
+ * `service.name` when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one: `sintonia-<service>`
+ * for a process serving one, else `sintonia`.
+ */
 export function defaultServiceName(services: readonly string[]): string {
   return services.length === 1 ? `sintonia-${services[0]}` : 'sintonia';
 }
@@ -54,7 +57,7 @@ export async function startTracing(
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
   const { startSdk } = await import('./sdk.ts');
-  const started = await startSdk(env.OTEL_SERVICE_NAME ? undefined : defaultServiceName(services));
+  const started = await startSdk(defaultServiceName(services));
   traceFields = started.traceFields;
   return started;
 }

@@ -76,9 +76,10 @@ export async function activitiesOf(base: string, of: ConversationAnswer): Promis
   return ((await response.json()) as { activities: SeenActivity[] }).activities;
 }
 
-/** Requests refused at `limit`, as the service's /metrics counts them. */
-export async function limitRefusals(base: string, limit: string): Promise<number> {
-  return sample(await scrape(base), 'sintonia_limit_refusals_total', { limit }) ?? 0;
+/** Requests refused at `limit`, as assistant-auth's /metrics counts them. */
+export async function limitRefusals(core: TestCore, limit: string): Promise<number> {
+  const text = await scrape(core, core.serviceUrl('assistant-auth'));
+  return sample(text, 'sintonia_limit_refusals_total', { limit }) ?? 0;
 }
 
 /**

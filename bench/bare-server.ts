@@ -58,39 +58,31 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ? postgresRunner(store, Number(process.env.BENCH_POOL_SIZE ?? '10'))
     : sqliteRunner(store);
   const app = Fastify({ logger: false });
-  app.get<{ Params: { userHash: string; contentId: string } }>(
-    '/bookmarks/:userHash/:contentId',
-    async (request, reply) => {
-      const [row] = await run('read', [request.params.userHash, Number(request.params.contentId)]);
-      return row ?? reply.code(404).send({ code: 'NOT_FOUND' });
+  type Params = Record<string, string>;
+  app.get<{ Params: Params }>('/bookmarks/:user/:content', async ({ params }, reply) => {
+    const [row] = await run('read', [params.user, Number(params.content)]);
+    return row ?? reply.code(404).send({ code: 'NOT_FOUND' });
+  });
+  app.post<{ Params: Params }>(
+    '/bookmarks/:account/:class/:device/:user/:content/:offset',
+    async ({ params }) => {
+      const { account, class: kind, device, user, content, offset } = params;
+      const now = Date.now();
+      const [row] = await run('upsert', [
+        user,
+        Number(content),
+        account,
+        device,
+        kind,
+        Number(offset),
+        now,
+        now,
+      ]);
+      return row ?? { ignored: true };
     },
   );
-  app.post<{
-    Params: Record<
-      'accountNumber' | 'deviceClass' | 'deviceId' | 'userHash' | 'contentId' | 'offset',
-      string
-    >;
-  }>('/bookmarks/:accountNumber/:deviceClass/:deviceId/:userHash/:contentId/:offset', async (request) => {
-    const { accountNumber, deviceClass, deviceId, userHash, contentId, offset } = request.params;
-    const now = Date.now();
-    const values = [
-      userHash,
-      Number(contentId),
-      accountNumber,
-      deviceId,
-      deviceClass,
-      Number(offset),
-      now,
-      now,
-    ];
-    const [row] = await run('upsert', values);
-    return row ?? { ignored: true };
-  });
-  app.get<{ Params: { accountNumber: string } }>('/accounts/:accountNumber/devices', async (request) =>
-    (await run('devices', [request.params.accountNumber])).map((row) => ({
-      ...row,
-      enabled: row.enabled === 1,
-    })),
+  app.get<{ Params: Params }>('/accounts/:account/devices', async ({ params }) =>
+    (await run('devices', [params.account])).map((row) => ({ ...row, enabled: row.enabled === 1 })),
   );
   app.get('/readyz', async () => ({ status: 'ready' }));
   const shutdown = async () => {

@@ -51,8 +51,6 @@ export const devicesOf = (shape: Shape, user: number) =>
 export const contentOf = (user: number, k: number) => 1 + k * 50 + ((user * 31 + k * 17) % 50);
 /** Saves pick contents up to this: about half of them are new rows, half updates. */
 export const maxContent = (shape: Shape) => shape.bookmarksPerUser * 100;
-export const deviceCount = (shape: Shape) =>
-  shape.listAccounts * shape.listDevices + (shape.users - shape.listAccounts) * OTHER_DEVICES;
 
 /** The signed-in users' indexes, evenly spaced over all users. */
 export const signedInUsers = (shape: Shape) =>

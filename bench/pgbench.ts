@@ -13,7 +13,7 @@ import { statements } from './bare-server.ts';
 import { maxContent, type Shape } from './dataset.ts';
 
 const run = promisify(execFile);
-export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
+const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 
 const user = (prefix: string) => `'${prefix}' || lpad(:u::text, 7, '0')`;
 /** What each placeholder of the bare statements becomes in pgbench's script. */
@@ -30,7 +30,7 @@ export interface PgbenchRate {
 }
 
 /** The statement's text with pgbench's variables in its placeholders, on one line. */
-export function pgbenchText(name: keyof typeof values): string {
+function pgbenchText(name: keyof typeof values): string {
   const given = values[name];
   return statements[name]
     .replace(/\$(\d+)/g, (_, index: string) => given[Number(index) - 1] ?? '')

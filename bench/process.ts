@@ -16,7 +16,7 @@ export interface Server {
 }
 
 /** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms on Linux). */
-export function processCpuMs(pid: number | undefined): number | undefined {
+function processCpuMs(pid: number | undefined): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

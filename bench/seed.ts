@@ -79,10 +79,10 @@ create table bookmarks (user_hash text not null, content_id bigint not null, acc
 export const bareUserHash = (user: number) => `h${String(user).padStart(7, '0')}`;
 
 /** Seeds the bare baseline's store: a SQLite file, or a PostgreSQL database's URL. */
-export async function seedBare(where: { file: string } | { url: string }, shape: Shape): Promise<void> {
+export async function seedBare(store: string, shape: Shape): Promise<void> {
   const now = Date.now();
-  if ('file' in where) {
-    const db = new SQLite(where.file);
+  if (!store.startsWith('postgres')) {
+    const db = new SQLite(store);
     db.pragma('journal_mode = WAL');
     db.exec(BARE_SCHEMA);
     const users = `with recursive s(a) as (select 0 union all select a + 1 from s where a + 1 < ${shape.users})
@@ -91,7 +91,7 @@ export async function seedBare(where: { file: string } | { url: string }, shape:
     db.close();
     return;
   }
-  const client = new pg.Client({ connectionString: where.url });
+  const client = new pg.Client({ connectionString: store });
   await client.connect();
   try {
     await client.query(BARE_SCHEMA);

@@ -33,63 +33,67 @@ export function poolSize(): number {
   return Number(process.env.DATABASE_POOL_SIZE ?? declared?.default ?? 10);
 }
 
-/** How one target spells each operation's request for a user. */
+/** How a target spells each operation's path for a user, and the headers its requests carry. */
 interface Routes {
-  read(user: number, content: number, format: Format): Request;
-  write(user: number, content: number, offset: number, device: number): Request;
-  devices(user: number): Request;
+  names: [read: string, write: string, devices: string];
+  formats: Format[];
+  read(user: number, content: number): string;
+  write(user: number, content: number, offset: number, device: number): string;
+  devices(user: number): string;
+  headers?(user: number, format: Format): Record<string, string>;
 }
 
 /**
  * Each path's `count` requests, from a seeded generator (both targets get the same keys): reads of the
- * signed-in users' bookmarks (the four formats back to back, before anything writes), saves of content
- * ids of which about half exist, device lists of the signed-in users holding `listDevices` devices.
+ * signed-in users' bookmarks (the formats back to back, before anything writes), saves of contents of which
+ * about half exist, device lists of the signed-in users with `listDevices` devices.
  */
-function plans(
-  shape: data.Shape,
-  count: number,
-  routes: Routes,
-  formats: Format[],
-  names: string[],
-): PathPlan[] {
+function plans(shape: data.Shape, count: number, routes: Routes): PathPlan[] {
   const users = data.signedInUsers(shape);
   const listUsers = users.filter((user) => user < shape.listAccounts);
-  const make = (seed: number, request: (pick: (n: number) => number) => Request) => {
+  const make = (
+    seed: number,
+    method: string,
+    format: Format,
+    path: (pick: (n: number) => number) => [number, string],
+  ) => {
     const random = data.seededRandom(seed);
     const pick = (n: number) => Math.floor(random() * n);
-    return Array.from({ length: count }, () => request(pick));
+    return Array.from({ length: count }, () => {
+      const [user, url] = path(pick);
+      return { method, path: url, headers: routes.headers?.(user, format) };
+    });
   };
-  const [read = '', write = '', devices = ''] = names;
-  const user = (pick: (n: number) => number) => users[pick(users.length)] ?? 0;
+  const someone = (pick: (n: number) => number, among = users) => among[pick(among.length)] ?? 0;
+  const [read, write, devices] = routes.names;
   return [
-    ...formats.map((format) => ({
-      name: `${read}${formats.length > 1 ? ` ${format.toUpperCase()}` : ''}`,
+    ...routes.formats.map((format) => ({
+      name: routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
       operation: 'read' as const,
       format,
-      requests: make(1, (pick) => {
-        const reader = user(pick);
-        return routes.read(reader, data.contentOf(reader, pick(shape.bookmarksPerUser)), format);
+      requests: make(1, 'GET', format, (pick) => {
+        const user = someone(pick);
+        return [user, routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)))];
       }),
     })),
     {
       name: write,
       operation: 'write',
       format: 'json',
-      requests: make(2, (pick) => {
-        const writer = user(pick);
-        return routes.write(
-          writer,
-          1 + pick(data.maxContent(shape)),
-          pick(7200),
-          pick(data.devicesOf(shape, writer)),
-        );
+      requests: make(2, 'POST', 'json', (pick) => {
+        const user = someone(pick);
+        const device = pick(data.devicesOf(shape, user));
+        return [user, routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device)];
       }),
     },
     {
       name: devices,
       operation: 'devices',
       format: 'json',
-      requests: make(3, (pick) => routes.devices(listUsers[pick(listUsers.length)] ?? 0)),
+      requests: make(3, 'GET', 'json', (pick) => {
+        const user = someone(pick, listUsers);
+        return [user, routes.devices(user)];
+      }),
     },
   ];
 }
@@ -97,21 +101,18 @@ function plans(
 /** Fastify on better-sqlite3, or on a node-postgres pool of the product's size; no auth, JSON only. */
 export function bareTarget(store: BenchStore): Target {
   const routes: Routes = {
-    read: (user, content) => ({ method: 'GET', path: `/bookmarks/${bareUserHash(user)}/${content}` }),
-    write: (user, content, offset, device) => ({
-      method: 'POST',
-      path: `/bookmarks/${data.accountNumber(user)}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bareUserHash(user)}/${content}/${offset}`,
-    }),
-    devices: (user) => ({ method: 'GET', path: `/accounts/${data.accountNumber(user)}/devices` }),
+    names: ['bare read', 'bare upsert', 'bare device list'],
+    formats: ['json'],
+    read: (user, content) => `/bookmarks/${bareUserHash(user)}/${content}`,
+    write: (user, content, offset, device) =>
+      `/bookmarks/${data.accountNumber(user)}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bareUserHash(user)}/${content}/${offset}`,
+    devices: (user) => `/accounts/${data.accountNumber(user)}/devices`,
   };
   const target: Target = {
     name: 'bare',
     async seed(shape, dir) {
       if (store.kind === 'postgres') target.databaseUrl = await store.createDatabase('bench_bare');
-      await seedBare(
-        target.databaseUrl ? { url: target.databaseUrl } : { file: join(dir, 'bare.sqlite') },
-        shape,
-      );
+      await seedBare(target.databaseUrl ?? join(dir, 'bare.sqlite'), shape);
     },
     server: (dir, port) => ({
       // The product's V8 setting (bin/sintonia.mjs), so that both servers collect garbage alike.
@@ -122,14 +123,12 @@ export function bareTarget(store: BenchStore): Target {
         BENCH_PORT: String(port),
       },
     }),
-    paths: async (shape, _url, count) =>
-      plans(shape, count, routes, ['json'], ['bare read', 'bare upsert', 'bare device list']),
+    paths: async (shape, _url, count) => plans(shape, count, routes),
   };
   return target;
 }
 
 const api = '/api/v1';
-const accept = (format: Format) => `application/${format}`;
 
 /** The real client-api: `sintonia serve --service client-api` of this checkout (or BENCH_SINTONIA_ROOT's). */
 export function sintoniaTarget(store: BenchStore): Target {
@@ -163,30 +162,20 @@ export function sintoniaTarget(store: BenchStore): Target {
     }),
     async paths(shape, url, count) {
       const tokens = await signIn(url, data.signedInUsers(shape));
-      const headers = (user: number, format: Format = 'json') => ({
-        authorization: `Bearer ${tokens.get(user)}`,
-        accept: accept(format),
-      });
-      const routes: Routes = {
-        read: (user, content, format) => ({
-          method: 'GET',
-          path: `${api}/${data.DEVICE_CLASS}/users/${userHashes[user]}/bookmarks/${content}`,
-          headers: headers(user, format),
-        }),
+      const bookmarks = (user: number) => `users/${userHashes[user]}/bookmarks`;
+      return plans(shape, count, {
+        names: ['GET bookmark', 'POST bookmark', `GET devices (${shape.listDevices})`],
+        formats: ['json', 'bson', 'ubjson', 'xml'],
+        read: (user, content) => `${api}/${data.DEVICE_CLASS}/${bookmarks(user)}/${content}`,
         // A user's token is for their device 0: the save is that device's.
-        write: (user, content, offset) => ({
-          method: 'POST',
-          path: `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 0)}/users/${userHashes[user]}/bookmarks/${content}/${offset}`,
-          headers: headers(user),
+        write: (user, content, offset) =>
+          `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 0)}/${bookmarks(user)}/${content}/${offset}`,
+        devices: (user) => `${api}/accounts/${data.accountNumber(user)}/devices`,
+        headers: (user, format) => ({
+          authorization: `Bearer ${tokens.get(user)}`,
+          accept: `application/${format}`,
         }),
-        devices: (user) => ({
-          method: 'GET',
-          path: `${api}/accounts/${data.accountNumber(user)}/devices`,
-          headers: headers(user),
-        }),
-      };
-      const names = ['GET bookmark', 'POST bookmark', `GET devices (${shape.listDevices})`];
-      return plans(shape, count, routes, ['json', 'bson', 'ubjson', 'xml'], names);
+      });
     },
   };
   return target;
@@ -198,14 +187,15 @@ async function signIn(url: string, users: number[]): Promise<Map<number, string>
   const queue = [...users];
   const worker = async () => {
     for (let user = queue.shift(); user !== undefined; user = queue.shift()) {
+      const credentials = {
+        username: data.email(user),
+        password: BENCH_PASSWORD,
+        deviceId: data.deviceId(user, 0),
+      };
       const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({
-          username: data.email(user),
-          password: BENCH_PASSWORD,
-          deviceId: data.deviceId(user, 0),
-        }),
+        body: JSON.stringify(credentials),
       });
       const body = (await response.json()) as { tokens?: { accessToken?: string } };
       const token = body.tokens?.accessToken;

@@ -109,7 +109,9 @@ function load(url: string, { requests }: PathPlan, connections: number, duration
 /** One request first: it must succeed, in the media type it asked for, or the path would measure something else. */
 async function probe(url: string, { name, requests: [request] }: PathPlan): Promise<void> {
   if (!request) throw new Error(`${name}: no requests`);
-  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
+  const send = () => fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
+  // Once more on a failure: a kept-alive socket from the readiness check may have been closed since.
+  const response = await send().catch(send);
   const body = await response.text();
   const type = response.headers.get('content-type') ?? '';
   if (response.status >= 300)

@@ -76,7 +76,8 @@ const parts = values.only?.split(',') ?? ['http', 'channel', ...(factor ? ['scal
 const shape = quick ? quickShape : fullShape;
 const http = {
   rounds: Number(values.rounds),
-  connections: 50,
+  // The quick run checks the bench, not the machine: fewer connections, no queue of 10-second timeouts.
+  connections: quick ? 10 : 50,
   warmupSeconds: quick ? 0 : 1,
   durationSeconds: number(values.duration, quick ? 1 : 5),
   requestsPerPlan: quick ? 500 : 20_000,

@@ -1,10 +1,9 @@
-// autocannon ships no types; this covers the part of its API the benchmark's load process uses.
+// autocannon ships no types; this covers the part of its API the bench uses.
 declare module 'autocannon' {
   export interface RawRequest {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
-    body?: string | Buffer;
   }
   export interface Client {
     setRequests(requests: RawRequest[]): void;
@@ -13,31 +12,16 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    pipelining?: number;
     timeout?: number;
     requests?: RawRequest[];
     setupClient?: (client: Client) => void;
   }
-  export interface Histogram {
-    average: number;
-    mean: number;
-    stddev: number;
-    min: number;
-    max: number;
-    p50: number;
-    p90: number;
-    p99: number;
-    total: number;
-  }
   export interface Result {
-    requests: Histogram;
-    latency: Histogram;
-    throughput: Histogram;
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
     errors: number;
     timeouts: number;
     non2xx: number;
-    duration: number;
-    statusCodeStats: Record<string, { count: number }>;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -1,14 +1,11 @@
 /**
- * The channel part of the bench: the embedded Direct Line channel of `sintonia serve` (assistant-auth and
- * the agents server in one process), on the bench's store.
- *
+ * The channel part: the embedded Direct Line channel of `sintonia serve --service assistant-auth,agents`.
  * - Answer latency: a stream open on process A, a message posted through process B (on PostgreSQL two
- *   processes on one database, with the same master key; on SQLite, one process is both), timed from the
- *   post until the assistant's answer arrives on A's socket.
- * - Idle streams: N conversations made through another process (on SQLite a second process on the same
- *   store, stopped once they exist), then N streams open on A; A's resident memory before and its
- *   highest while they idle, its CPU time over the idle window (a whole number of keep-alive rounds),
- *   and how many streams are still open at the end.
+ *   processes on one database and master key; on SQLite one process is both), timed from the post until
+ *   the assistant's answer arrives on A's socket.
+ * - Idle streams: N conversations made through B, then their N streams open on A; A's resident memory
+ *   before and its highest while they idle, its CPU over the idle window (a whole number of keep-alive
+ *   rounds), and how many streams are still open at the end.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,61 +25,21 @@ export interface ChannelSettings {
   label: string;
 }
 
-export interface ChannelResult {
-  /** Whether the answer crossed processes (PostgreSQL) or stayed in one (SQLite). */
-  crossProcess: boolean;
-  latencyMs: { samples: number[]; median: number; p95: number; max: number };
-  idle: {
-    streams: number;
-    opened: number;
-    openAtEnd: number;
-    /** Keep-alive messages a stream received during the window: fewest and most over the streams. */
-    keepAlivesMin: number;
-    keepAlivesMax: number;
-    /** Seconds to make the conversations (through another process), then to open their streams. */
-    makeSeconds: number;
-    openSeconds: number;
-    windowSeconds: number;
-    /** A's resident memory before the streams open, and the most it held while they were idle. */
-    rssBeforeKiB: number;
-    rssAfterKiB: number;
-    rssPerStreamKiB: number;
-    /** CPU time of the streams' process over the window, as a share of one core. */
-    cpuShare: number;
-    /** The same for the other process (PostgreSQL) and for the database cluster when it is ours. */
-    otherProcessCpuShare?: number;
-    databaseCpuShare?: number;
-  };
-}
+export type ChannelResult = Awaited<ReturnType<typeof runChannelBench>>;
 
-/** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against an older commit). */
-const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
+type Conversation = { conversationId: string; token: string; streamUrl: string };
+type Activity = { type: string; replyToId?: string; from?: { role?: string } };
+type Stream = { socket: WebSocket; keepAlives: number };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const rssKiB = (pid: number | undefined) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+const percentile = (values: number[], fraction: number) =>
+  [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(fraction * values.length) - 1)] ?? Number.NaN;
+/** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
+const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
-function rssKiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-}
-
-export function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
-}
-
-interface Conversation {
-  conversationId: string;
-  token: string;
-  streamUrl: string;
-}
-
-interface Activity {
-  type: string;
-  replyToId?: string;
-  from?: { role?: string };
-}
-
-async function call<T>(url: string, bearer: string, body: unknown): Promise<T> {
+async function post<T>(url: string, bearer: string, body: unknown): Promise<T> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
@@ -93,124 +50,98 @@ async function call<T>(url: string, bearer: string, body: unknown): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-/** A new conversation through `url`'s process, its stream URL pointed at `streamBase` (process A). */
+/** A new conversation through `url`'s process, its stream URL pointed at `streamBase`'s. */
 async function startConversation(url: string, secret: string, streamBase: string): Promise<Conversation> {
-  const answer = await call<Conversation>(`${url}/v3/directline/conversations`, secret, {});
+  const answer = await post<Conversation>(`${url}/v3/directline/conversations`, secret, {});
   const stream = new URL(answer.streamUrl);
-  const base = new URL(streamBase);
-  stream.host = base.host;
+  stream.host = new URL(streamBase).host;
   return { ...answer, streamUrl: stream.toString() };
 }
 
-/** A stream socket that counts keep-alives and hands every activity to `onActivity`. */
-async function openStream(
-  streamUrl: string,
-  onActivity: (activity: Activity) => void = () => {},
-): Promise<{ socket: WebSocket; keepAlives: () => number }> {
-  const socket = new WebSocket(streamUrl, { perMessageDeflate: false });
-  let keepAlives = 0;
-  socket.on('message', (data) => {
+/** A stream socket that counts keep-alives (empty messages) and hands every activity to `onActivity`. */
+async function openStream(url: string, onActivity: (activity: Activity) => void = () => {}): Promise<Stream> {
+  const stream: Stream = { socket: new WebSocket(url, { perMessageDeflate: false }), keepAlives: 0 };
+  stream.socket.on('message', (data) => {
     const text = data.toString();
-    if (text.length === 0) {
-      keepAlives += 1;
-      return;
-    }
-    for (const activity of (JSON.parse(text) as { activities: Activity[] }).activities) onActivity(activity);
+    if (text.length === 0) stream.keepAlives += 1;
+    else
+      for (const activity of (JSON.parse(text) as { activities: Activity[] }).activities)
+        onActivity(activity);
   });
   await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) =>
+    stream.socket.once('open', () => resolve());
+    stream.socket.once('error', reject);
+    stream.socket.once('unexpected-response', (_, response) =>
       reject(new Error(`stream refused: ${response.statusCode}`)),
     );
   });
-  return { socket, keepAlives: () => keepAlives };
+  return stream;
 }
 
-/** Runs `work` over `items`, `width` at a time. */
-async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) {
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: width }, worker));
+/** `work` for each of `count` items, `width` at a time. */
+async function inBatches<R>(count: number, width: number, work: (index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < count; start += width)
+    results.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(width, count - start) }, (_, i) => work(start + i)),
+      )),
+    );
   return results;
 }
 
-async function startChannelProcess(env: Record<string, string>): Promise<Server & { agentsUrl: string }> {
+/** `sintonia serve --service assistant-auth,agents`, ready once both answer. */
+async function startChannelProcess(env: Record<string, string>): Promise<Server> {
   const [port, agentsPort] = [await freePort(), await freePort()];
-  const server = await startServer({
-    args: [sintoniaBin(), 'serve', '--service', 'assistant-auth,agents'],
-    env: { ...env, ASSISTANT_AUTH_PORT: String(port), AGENTS_PORT: String(agentsPort) },
-    port,
-    readyPath: '/readyz',
-  });
-  const agentsUrl = `http://127.0.0.1:${agentsPort}`;
-  for (let tries = 0; ; tries++) {
-    const ready = await fetch(`${agentsUrl}/readyz`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (ready) break;
-    if (tries > 300) throw new Error('the agents server did not become ready');
-    await sleep(100);
-  }
-  return { ...server, agentsUrl };
+  const args = [sintoniaBin(), 'serve', '--service', 'assistant-auth,agents'];
+  const ports = { ASSISTANT_AUTH_PORT: String(port), AGENTS_PORT: String(agentsPort) };
+  return startServer({ args, env: { ...env, ...ports }, port, alsoReady: [agentsPort] });
 }
 
-/** Posts `samples` + 1 messages through `postUrl` and times each answer's arrival on a stream of `streamUrl`'s process. */
+/** Posts `samples` + 1 messages through `postUrl`; times each answer's arrival on a stream of `streamBase`. */
 async function answerLatency(postUrl: string, streamBase: string, secret: string, samples: number) {
   const conversation = await startConversation(streamBase, secret, streamBase);
+  // An answer can arrive before its post has returned: kept until its post asks for it.
   const waiting = new Map<string, () => void>();
-  const stream = await openStream(conversation.streamUrl, (activity) => {
-    if (activity.type === 'message' && activity.from?.role === 'bot' && activity.replyToId)
-      waiting.get(activity.replyToId)?.();
+  const early = new Set<string>();
+  const stream = await openStream(conversation.streamUrl, ({ type, from, replyToId }) => {
+    if (type !== 'message' || from?.role !== 'bot' || !replyToId) return;
+    const arrived = waiting.get(replyToId);
+    if (arrived) arrived();
+    else early.add(replyToId);
   });
   const latencies: number[] = [];
   try {
     for (let sample = 0; sample <= samples; sample++) {
       const started = performance.now();
-      let arrived = () => {};
-      const answered = new Promise<void>((resolve) => {
-        arrived = resolve;
-      });
-      const { id } = await call<{ id: string }>(
-        `${postUrl}/v3/directline/conversations/${conversation.conversationId}/activities`,
-        conversation.token,
-        { type: 'message', from: { id: 'bench' }, text: 'hola' },
-      );
-      waiting.set(id, arrived);
-      const timeout = sleep(30_000).then(() => {
-        throw new Error(`no answer to ${id} on the stream within 30 s`);
-      });
-      await Promise.race([answered, timeout]);
+      const url = `${postUrl}/v3/directline/conversations/${conversation.conversationId}/activities`;
+      const message = { type: 'message', from: { id: 'bench' }, text: 'hola' };
+      const { id } = await post<{ id: string }>(url, conversation.token, message);
+      if (!early.delete(id))
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`no answer to ${id} on the stream within 30 s`)),
+            30_000,
+          );
+          waiting.set(id, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
       waiting.delete(id);
-      // The first answer warms up the agent call (keys, connections): not timed.
+      // The first answer warms the agent call up (keys, connections): not timed.
       if (sample > 0) latencies.push(Math.round((performance.now() - started) * 10) / 10);
     }
   } finally {
     stream.socket.terminate();
   }
-  return {
-    samples: latencies,
-    median: percentile(latencies, 0.5),
-    p95: percentile(latencies, 0.95),
-    max: Math.max(...latencies),
-  };
+  return { samples: latencies, median: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) };
 }
 
-export async function runChannelBench(
-  store: BenchStore,
-  dir: string,
-  settings: ChannelSettings,
-): Promise<ChannelResult> {
+export async function runChannelBench(store: BenchStore, dir: string, settings: ChannelSettings) {
   const say = (line: string) => process.stderr.write(`[bench] ${settings.label} channel: ${line}\n`);
   const env: Record<string, string> = {
     SINTONIA_DATA_DIR: join(dir, `channel-${randomBytes(3).toString('hex')}`),
-    // Every process of one store has the same master key.
     SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
     DATABASE_URL: store.kind === 'postgres' ? await store.createDatabase('bench_channel') : '',
     SINTONIA_DEMO: '0',
@@ -219,90 +150,76 @@ export async function runChannelBench(
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   };
   // Migrates the store before any server starts, and tells the channel's secret.
-  const { secret } = JSON.parse(
-    execFileSync(process.execPath, [sintoniaBin(), 'directline-secret'], {
-      cwd: root,
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-    }),
-  ) as { secret: string };
+  const secretJson = execFileSync(process.execPath, [sintoniaBin(), 'directline-secret'], {
+    cwd: root,
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
+  const { secret } = JSON.parse(secretJson) as { secret: string };
   const crossProcess = store.kind === 'postgres';
-  const streams = await startChannelProcess(env);
-  const other = crossProcess ? await startChannelProcess(env) : undefined;
-  const poster = other ?? streams;
-  const sockets: Array<{ socket: WebSocket; keepAlives: () => number }> = [];
+  const a = await startChannelProcess(env);
+  const b = crossProcess ? await startChannelProcess(env) : a;
+  const streams: Stream[] = [];
   try {
     say(`${settings.samples} answers, posted on ${crossProcess ? 'process B' : 'the same process'}`);
-    const latencyMs = await answerLatency(poster.url, streams.url, secret, settings.samples);
-
-    // The conversations come from another process, so that their making leaves nothing in A's memory:
-    // on SQLite a second process on the same store, for this only.
-    say(`${settings.streams} conversations through another process, then their streams on process A`);
-    const creator = other ?? (await startChannelProcess(env));
-    const made = Date.now();
-    let conversations: Conversation[];
-    let makeSeconds: number;
-    try {
-      conversations = await inParallel(
-        Array.from({ length: settings.streams }, (_, index) => index),
-        16,
-        () => startConversation(creator.url, secret, streams.url),
-      );
-      makeSeconds = (Date.now() - made) / 1000;
-    } finally {
-      if (creator !== other) await creator.stop();
-    }
+    const latencyMs = await answerLatency(b.url, a.url, secret, settings.samples);
+    say(`${settings.streams} conversations, then their streams on process A, idle ${settings.idleSeconds} s`);
+    const conversations = await inBatches(settings.streams, 16, () =>
+      startConversation(b.url, secret, a.url),
+    );
     await sleep(1000);
-    const rssBeforeKiB = rssKiB(streams.pid);
-    const openStarted = Date.now();
-    const opened = await inParallel(conversations, 32, async (conversation) => {
-      const stream = await openStream(conversation.streamUrl);
-      sockets.push(stream);
-      return stream;
-    });
-    const openSeconds = (Date.now() - openStarted) / 1000;
+    const rssBeforeKiB = rssKiB(a.pid);
+    streams.push(
+      ...(await inBatches(conversations.length, 32, (i) => openStream(conversations[i]?.streamUrl ?? ''))),
+    );
     await sleep(1000);
-    const keepAlivesBefore = opened.map((stream) => stream.keepAlives());
-    const cpu = () => ({ streams: streams.cpuMs(), other: other?.cpuMs(), database: store.cpuMs() });
-    const before = { at: performance.now(), ...cpu() };
-    say(`${opened.length} streams open in ${openSeconds.toFixed(1)} s; idle for ${settings.idleSeconds} s`);
+    const keepAlivesBefore = streams.map((stream) => stream.keepAlives);
+    const started = performance.now();
+    const cpuBefore = a.cpuMs();
     // The most memory A holds during the window (its keep-alive rounds included), sampled every second.
-    let rssAfterKiB = rssKiB(streams.pid);
-    const windowEnd = before.at + settings.idleSeconds * 1000;
-    while (performance.now() < windowEnd) {
-      await sleep(Math.min(1000, windowEnd - performance.now()));
-      rssAfterKiB = Math.max(rssAfterKiB, rssKiB(streams.pid));
+    let rssAfterKiB = rssKiB(a.pid);
+    const end = started + settings.idleSeconds * 1000;
+    while (performance.now() < end) {
+      await sleep(Math.min(1000, end - performance.now()));
+      rssAfterKiB = Math.max(rssAfterKiB, rssKiB(a.pid));
     }
-    const after = { at: performance.now(), ...cpu() };
-    const windowMs = after.at - before.at;
-    const share = (from: number | undefined, to: number | undefined) =>
-      from === undefined || to === undefined
-        ? undefined
-        : Math.round(((to - from) / windowMs) * 10000) / 10000;
-    const received = opened.map((stream, index) => stream.keepAlives() - (keepAlivesBefore[index] ?? 0));
-    const openAtEnd = opened.filter((stream) => stream.socket.readyState === WebSocket.OPEN).length;
+    const cpuAfter = a.cpuMs();
+    const windowMs = performance.now() - started;
     return {
+      /** Whether the answer crossed processes (PostgreSQL) or stayed in one (SQLite). */
       crossProcess,
       latencyMs,
       idle: {
         streams: settings.streams,
-        opened: opened.length,
-        openAtEnd,
-        keepAlivesMin: Math.min(...received),
-        keepAlivesMax: Math.max(...received),
-        makeSeconds,
-        openSeconds,
+        /** Streams still open at the end, and the fewest keep-alives one received during the window. */
+        openAtEnd: streams.filter((stream) => stream.socket.readyState === WebSocket.OPEN).length,
+        keepAlivesMin: Math.min(
+          ...streams.map((stream, index) => stream.keepAlives - (keepAlivesBefore[index] ?? 0)),
+        ),
         windowSeconds: Math.round(windowMs / 100) / 10,
         rssBeforeKiB,
         rssAfterKiB,
         rssPerStreamKiB: Math.round(((rssAfterKiB - rssBeforeKiB) / settings.streams) * 10) / 10,
-        cpuShare: share(before.streams, after.streams) ?? Number.NaN,
-        otherProcessCpuShare: share(before.other, after.other),
-        databaseCpuShare: share(before.database, after.database),
+        /** A's CPU over the window, as a share of one core. */
+        cpuShare:
+          cpuBefore === undefined || cpuAfter === undefined
+            ? Number.NaN
+            : Math.round(((cpuAfter - cpuBefore) / windowMs) * 10000) / 10000,
       },
     };
   } finally {
-    for (const { socket } of sockets) socket.terminate();
-    await Promise.all([streams.stop(), other?.stop()]);
+    for (const { socket } of streams) socket.terminate();
+    await Promise.all([a.stop(), b === a ? undefined : b.stop()]);
   }
+}
+
+const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+
+export function formatChannel({ crossProcess, latencyMs: latency, idle }: ChannelResult): string {
+  return [
+    `answer latency (${crossProcess ? 'posted on process B, stream on process A' : 'one process'}, ${latency.samples.length} answers): median ${latency.median} ms, p95 ${latency.p95} ms`,
+    `${idle.streams} idle streams on process A: ${idle.openAtEnd} still open after ${idle.windowSeconds} s (at least ${idle.keepAlivesMin} keep-alives each)`,
+    `  CPU over the window: ${(idle.cpuShare * 100).toFixed(1)}% of a core`,
+    `  RSS ${mib(idle.rssBeforeKiB)} before, at most ${mib(idle.rssAfterKiB)} while idle: ${idle.rssPerStreamKiB} KiB per stream`,
+  ].join('\n');
 }

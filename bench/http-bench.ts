@@ -1,16 +1,14 @@
 /**
- * The HTTP part of the bench on one store: the bare baseline and the real client-api, each in its own
- * process, every hot path loaded by autocannon (its own process, 127.0.0.1 only, bounded in time), one
- * server under load at a time, the paths of one operation back to back (bare read, our reads, bare
- * upsert, our save…), in `rounds` rounds; each path's median round is reported.
+ * The HTTP part on one store: each target's server in its own process, every path loaded by autocannon for
+ * a fixed time, one server under load at a time. The paths of one operation run back to back (bare read,
+ * our reads, bare upsert, our save…), so both figures of a ratio share the load of the moment; in `rounds`
+ * rounds, each path's median round reported.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Dataset } from './dataset.ts';
-import type { LoadPlan, LoadResult } from './load.ts';
-import { freePort, runLoadProcess, type Server, startServer } from './process.ts';
+import autocannon, { type RawRequest } from 'autocannon';
+import type { Shape } from './dataset.ts';
+import { freePort, type Server, startServer } from './process.ts';
 import { addRatios, medianRounds, type PathResult } from './report.ts';
-import type { Format, PathPlan, Target } from './targets.ts';
+import type { PathPlan, Target } from './targets.ts';
 
 export interface HttpSettings {
   rounds: number;
@@ -20,26 +18,11 @@ export interface HttpSettings {
   requestsPerPlan: number;
   /** Words of `<target> <path>` names to keep (lower case); undefined keeps every path. */
   only: string[] | undefined;
-  /** The media types to load; undefined loads every one the target has. */
-  formats: Format[] | undefined;
-  /** Label of the store in progress lines. */
   label: string;
-  /** The database server's CPU time so far (ms; PostgreSQL's process tree), undefined for SQLite. */
-  databaseCpuMs?: () => number | undefined;
 }
 
-export async function runHttpBench(
-  targets: Target[],
-  dataset: Dataset,
-  dir: string,
-  settings: HttpSettings,
-): Promise<PathResult[]> {
-  const say = (line: string) => process.stderr.write(`[bench] ${settings.label} ${line}\n`);
-  for (const target of targets) {
-    const started = Date.now();
-    await target.seed(dataset, dir);
-    say(`${target.name}: store seeded in ${Date.now() - started} ms`);
-  }
+/** Loads the targets, seeded with `shape` beforehand. */
+export async function runHttpBench(targets: Target[], shape: Shape, dir: string, settings: HttpSettings) {
   const rounds: PathResult[][] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     const running: Array<{ target: Target; server: Server; paths: PathPlan[] }> = [];
@@ -47,26 +30,25 @@ export async function runHttpBench(
     try {
       for (const target of targets) {
         const port = await freePort();
-        const server = await startServer({ ...target.server(dir, port), port });
-        const entry = { target, server, paths: [] as PathPlan[] };
-        // Pushed before its paths are built, so that a failed sign-in still stops this server.
-        running.push(entry);
-        entry.paths = wanted(
+        const entry = {
           target,
-          await target.paths(dataset, server.url, settings.requestsPerPlan),
-          settings,
+          server: await startServer({ ...target.server(dir, port), port }),
+          paths: [] as PathPlan[],
+        };
+        running.push(entry); // before its paths, so that a failed sign-in still stops this server
+        const name = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
+        const paths = await target.paths(shape, entry.server.url, settings.requestsPerPlan);
+        entry.paths = paths.filter(
+          (path) => !settings.only || settings.only.some((word) => name(path).includes(word)),
         );
       }
-      // Each operation's bare path, then ours, back to back: on a shared machine the load of the moment
-      // moves both figures of a ratio alike. The server not under load waits idle.
-      const operations = [...new Set(running.flatMap((entry) => entry.paths.map((path) => path.operation)))];
-      for (const operation of operations)
+      for (const operation of ['read', 'write', 'devices'])
         for (const { target, server, paths } of running)
           for (const path of paths.filter((candidate) => candidate.operation === operation)) {
-            say(
-              `round ${round}/${settings.rounds} ${target.name}: ${path.name} (${settings.warmupSeconds}s warm-up, ${settings.durationSeconds}s)`,
+            process.stderr.write(
+              `[bench] ${settings.label} round ${round}/${settings.rounds} ${target.name}: ${path.name}\n`,
             );
-            results.push(await measure(target, server, path, dir, settings));
+            results.push(await measure(target, server, path, settings));
           }
     } finally {
       await Promise.all(running.map((entry) => entry.server.stop()));
@@ -77,79 +59,63 @@ export async function runHttpBench(
   return medianRounds(rounds);
 }
 
-function wanted(target: Target, paths: PathPlan[], settings: HttpSettings): PathPlan[] {
-  const only = settings.only;
-  return paths.filter(
-    (path) =>
-      (!only || only.some((word) => `${target.name} ${path.name}`.toLowerCase().includes(word))) &&
-      (!settings.formats || settings.formats.includes(path.format)),
-  );
-}
-
 async function measure(
   target: Target,
   server: Server,
   path: PathPlan,
-  dir: string,
   settings: HttpSettings,
 ): Promise<PathResult> {
-  const contentType = await probe(server.url, path);
-  const plan: LoadPlan = {
-    url: server.url,
-    connections: settings.connections,
-    warmupSeconds: settings.warmupSeconds,
-    durationSeconds: settings.durationSeconds,
-    requests: path.requests,
-  };
-  const planFile = join(dir, 'plan.json');
-  writeFileSync(planFile, JSON.stringify(plan));
+  await probe(server.url, path);
+  if (settings.warmupSeconds > 0) await load(server.url, path, settings.connections, settings.warmupSeconds);
   const cpuBefore = server.cpuMs();
-  const databaseBefore = settings.databaseCpuMs?.();
-  const measured = JSON.parse(await runLoadProcess(planFile)) as LoadResult;
-  const cpuAfter = server.cpuMs();
-  const databaseAfter = settings.databaseCpuMs?.();
-  // CPU per request is the figure least moved by other load on a shared machine.
-  const served = measured.total + measured.warmupTotal;
-  const perRequest = (before: number | undefined, after: number | undefined) =>
-    before !== undefined && after !== undefined && served > 0
-      ? Math.round(((after - before) * 1000) / served)
-      : undefined;
-  const serverCpuUsPerRequest = perRequest(cpuBefore, cpuAfter);
-  // PostgreSQL's share of a request: on a 2-core machine the cluster and the load generator share the
-  // other CPU, and a path whose statements cost the cluster more is bounded there, not in the server.
-  const databaseCpuUsPerRequest = perRequest(databaseBefore, databaseAfter);
+  const result = await load(server.url, path, settings.connections, settings.durationSeconds);
+  const cpu = (server.cpuMs() ?? Number.NaN) - (cpuBefore ?? Number.NaN);
   return {
     target: target.name,
     name: path.name,
     operation: path.operation,
     format: path.format,
-    contentType,
-    serverCpuUsPerRequest,
-    ...(databaseCpuUsPerRequest === undefined ? {} : { databaseCpuUsPerRequest }),
-    ...measured,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    serverCpuUsPerRequest:
+      Number.isFinite(cpu) && result.requests.total > 0
+        ? Math.round((cpu * 1000) / result.requests.total)
+        : undefined,
   };
 }
 
 /**
- * One request of the path before the load: it must succeed, and a path that asks for a media type must
- * get that type back, or its figures would measure something else.
+ * Each connection cycles through its own random sample of the plan's requests, built once: a request built
+ * per call (autocannon's `setupRequest`) costs the load generator much of its throughput, which would
+ * flatter the slower server.
  */
-async function probe(url: string, path: PathPlan): Promise<string> {
-  const request = path.requests[0];
-  if (!request) throw new Error(`${path.name}: no requests`);
-  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
-  const body = Buffer.from(await response.arrayBuffer());
-  const contentType = response.headers.get('content-type') ?? '';
-  if (response.status >= 300) {
-    throw new Error(
-      `${path.name}: ${request.method} ${request.path} answered ${response.status} ${body.toString('utf8', 0, 300)}`,
-    );
-  }
-  const wanted = request.headers?.accept;
-  if (wanted && !contentType.startsWith(wanted)) {
-    process.stderr.write(
-      `[bench] WARNING ${path.name}: asked for ${wanted}, got ${contentType || 'no content type'}\n`,
-    );
-  }
-  return contentType;
+function load(url: string, { requests }: PathPlan, connections: number, duration: number) {
+  const sample = (size: number) =>
+    Array.from({ length: size }, () => requests[Math.floor(Math.random() * requests.length)] as RawRequest);
+  return autocannon({
+    url,
+    connections,
+    duration,
+    timeout: 10,
+    requests: sample(1),
+    setupClient: (client) => client.setRequests(sample(Math.min(requests.length, 2000))),
+  });
+}
+
+/** One request first: it must succeed, in the media type it asked for, or the path would measure something else. */
+async function probe(url: string, { name, requests: [request] }: PathPlan): Promise<void> {
+  if (!request) throw new Error(`${name}: no requests`);
+  const send = () => fetch(`${url}${request.path}`, { method: request.method, headers: request.headers });
+  // Once more on a failure: a kept-alive socket from the readiness check may have been closed since.
+  const response = await send().catch(send);
+  const body = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status >= 300)
+    throw new Error(`${name}: ${request.path} answered ${response.status} ${body.slice(0, 300)}`);
+  if (request.headers?.accept && !type.startsWith(request.headers.accept))
+    throw new Error(`${name}: answered ${type}`);
 }

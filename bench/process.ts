@@ -1,6 +1,6 @@
+/** The bench's processes: the servers under test, each in its own process, and their CPU time. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { processCpuMs } from './store.ts';
+import { readFileSync } from 'node:fs';
 
 export const root = new URL('..', import.meta.url).pathname;
 
@@ -15,24 +15,37 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts a server process (the arguments say which: the compiled CLI, a baseline script) and waits until GET readyPath answers 200. */
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms on Linux). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a server process (node with these arguments) and waits until its GET /readyz answers 200. Under
+ * `--pin` (run.ts) the server gets CPU 0 to itself; taskset execs node, so the pid is node's.
+ * BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server under load.
+ */
 export async function startServer(options: {
   args: string[];
   env: Record<string, string>;
   port: number;
-  readyPath: string;
-  timeoutMs?: number;
+  /** Other ports of the same process whose /readyz must answer 200 too. */
+  alsoReady?: number[];
 }): Promise<Server> {
-  // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server under load.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const command = [process.execPath, ...nodeArgs, ...options.args];
-  // Under `--pin` (run.ts) the server gets CPU 0 to itself; taskset execs node, so the pid is node's.
   if (process.env.BENCH_PINNED === '1') command.unshift('taskset', '-c', '0');
   const [executable = process.execPath, ...args] = command;
+  // The server's log lines go to /dev/null: still formatted and written, as in production.
   const child = spawn(executable, args, {
     cwd: root,
     env: { ...process.env, ...options.env },
-    // The server's log lines go to /dev/null: they are still formatted and written, as in production.
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -40,25 +53,24 @@ export async function startServer(options: {
     stderr = (stderr + chunk.toString()).slice(-8000);
   });
   const url = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  const name = options.args.join(' ');
-  // The probe's last answer (or why there was none), for the error of a server that never becomes ready.
+  const deadline = Date.now() + 60_000;
   let last = 'no answer yet';
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${stderr}`);
+    if (child.exitCode !== null)
+      throw new Error(`${options.args.join(' ')} exited with ${child.exitCode}: ${stderr}`);
+    const ready = async (port: number) => {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(5000) });
+      last = `${port}: ${response.status} ${(await response.text()).slice(0, 500)}`;
+      return response.status === 200;
+    };
     try {
-      const response = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(5000) });
-      last = `${response.status} ${(await response.text()).slice(0, 500)}`;
-      if (response.status === 200) break;
+      if ((await Promise.all([options.port, ...(options.alsoReady ?? [])].map(ready))).every(Boolean)) break;
     } catch (error) {
-      // not listening yet, or no answer within 5 s
       last = String((error as Error).cause ?? error);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(
-        `${name} did not become ready on ${url}${options.readyPath} (last: ${last}): ${stderr}`,
-      );
+      throw new Error(`${options.args.join(' ')} did not become ready on ${url} (last: ${last}): ${stderr}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -77,29 +89,6 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Runs the load generator in its own process and returns what it printed. */
-export function runLoadProcess(planFile: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'load.ts'), planFile], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-8000);
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`load generator exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
 /**
  * `--tracing`: an OTLP/HTTP endpoint that accepts every export and keeps nothing; the servers started
  * afterwards inherit the OTEL_* variables that point their SDK at it.
@@ -114,7 +103,6 @@ export async function startSpanSink(): Promise<void> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   sink.unref();
   const address = sink.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??= 'http/json';
 }

@@ -1,50 +1,32 @@
 /**
- * `npm run bench [-- --database sqlite|postgres|both] [--database-url URL] [--only http|channel]
- * [--quick] [--rounds N] [--duration S] [--warmup S] [--connections N] [--paths WORDS] [--all-formats]
- * [--targets bare,sintonia] [--skip-codecs] [--streams N] [--idle S] [--answers N] [--pin] [--bare-pipelined]
- * [--tracing] [--out FILE]`, or `npm run bench -- --scale N [--pgbench S]` for the data set at 1× and N× (bench/scale.ts)
- *
- * On each store asked for (the embedded SQLite store; PostgreSQL on a throwaway cluster started from the
- * machine's binaries, or on the cluster `--database-url` names):
- * - HTTP (bench/http-bench.ts): the bare baseline and the real client-api, every hot path under load;
- *   ours beside bare, and the targets met or not.
- * - Channel (bench/channel.ts): the embedded Direct Line channel's answer latency (across two processes
- *   on PostgreSQL) and the cost of N idle streams.
- *
- * `--pin` (two CPUs or more) runs every server under test on CPU 0 and everything else (the load generator,
- * PostgreSQL, this process) on CPU 1: the servers then compete with nothing, and a ratio moves by a few
- * hundredths between runs instead of about ±0.15 on a 2-core machine. The unpinned run is the default: it
- * is how the targets were first measured.
- *
- * `--tracing` runs the servers with OpenTelemetry on, exporting (OTLP/HTTP) to a sink in this process that
- * accepts and drops the spans: what tracing costs, beside a run without it.
- *
- * The figures are written as JSON to `--out FILE`, by default to `data/bench/` of this checkout
- * (`bench-<date>.json`, or `quick.json` for `--quick`): the git-ignored data folder, because
- * measurements belong to the machine and the moment that made them, not to the source tree.
+ * `npm run bench`: on each store asked for, our hot paths against the bare baseline (bench/http-bench.ts)
+ * and, on PostgreSQL, pgbench's ceiling; the Direct Line channel (bench/channel.ts); with `--scale N`, our
+ * paths at 1× and N× data (bench/scale.ts); then the codecs (bench/codecs.ts). Each store ends with the
+ * floors of docs/benchmarks.md (which lists the options). The figures go as JSON to `--out FILE`, by default
+ * to `data/bench/` of this checkout (git-ignored: they belong to the machine and the moment).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { configSchema } from '../src/core/config.ts';
-import { type ChannelResult, runChannelBench } from './channel.ts';
-import { type Dataset, fullSize, generateDataset, quickSize } from './dataset.ts';
-import { channelGoals, comparisons, type GoalCheck, httpGoals } from './goals.ts';
+import { type ChannelResult, formatChannel, runChannelBench } from './channel.ts';
+import { runCodecBench } from './codecs.ts';
+import { fullShape, quickShape } from './dataset.ts';
 import { runHttpBench } from './http-bench.ts';
+import { type PgbenchRate, runPgbench } from './pgbench.ts';
 import { root, startSpanSink } from './process.ts';
 import {
-  type CodecRow,
-  formatChannel,
-  formatCodecTable,
-  formatComparison,
-  formatGoals,
-  formatTable,
+  check,
+  type FloorCheck,
+  formatColumns,
+  formatFloors,
+  formatPaths,
   type PathResult,
 } from './report.ts';
+import { formatScale, runScaleBench, type ScaleRun, scaleFloors } from './scale.ts';
 import { type BenchStore, type DatabaseKind, postgresStore, sqliteStore } from './store.ts';
-import { bareTarget, type Format, type PoolSetting, type Target } from './targets.ts';
+import { bareTarget, poolSize, sintoniaTarget } from './targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,30 +34,20 @@ const { values } = parseArgs({
     'database-url': { type: 'string' },
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string', default: '50' },
-    paths: { type: 'string' },
-    out: { type: 'string' },
-    rounds: { type: 'string' },
-    targets: { type: 'string', default: 'bare,sintonia' },
-    streams: { type: 'string' },
-    idle: { type: 'string' },
-    answers: { type: 'string' },
-    'skip-codecs': { type: 'boolean', default: false },
-    'all-formats': { type: 'boolean', default: false },
     pin: { type: 'boolean', default: false },
-    'bare-pipelined': { type: 'boolean', default: false },
-    tracing: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '1' },
+    duration: { type: 'string' },
+    paths: { type: 'string' },
+    streams: { type: 'string' },
     scale: { type: 'string' },
     pgbench: { type: 'string' },
+    tracing: { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 
-if (values.tracing) await startSpanSink();
-
-// --pin: this process (and so the load generator and the PostgreSQL cluster it starts) moves to CPU 1 by
-// running itself again under taskset; startServer (process.ts) puts each server on CPU 0.
+// --pin: this process (the load generator, and the PostgreSQL cluster it starts) moves to CPU 1 by running
+// itself again under taskset; startServer (process.ts) puts each server on CPU 0.
 if (values.pin && process.env.BENCH_PINNED !== '1') {
   if (cpus().length < 2) throw new Error('--pin needs two CPUs or more');
   const again = spawnSync(
@@ -89,118 +61,120 @@ if (values.pin && process.env.BENCH_PINNED !== '1') {
   if (again.error) throw new Error(`--pin runs taskset (util-linux): ${again.error.message}`);
   process.exit(again.status ?? 1);
 }
+if (values.tracing) await startSpanSink();
 
-// --bare-pipelined: the bare PostgreSQL baseline runs its statements pipelined over as many connections as
-// the product's DATABASE_PIPELINE_CONNECTIONS (bench/baseline/pg-server.ts), not on its pool: the ratios
-// then compare the rest of the request. The targets are defined against the pooled baseline.
-if (values['bare-pipelined']) {
-  const declared = (configSchema.properties as Record<string, { default?: unknown }>)
-    .DATABASE_PIPELINE_CONNECTIONS?.default;
-  process.env.BENCH_BARE_PIPELINE = process.env.DATABASE_PIPELINE_CONNECTIONS ?? String(declared ?? 2);
-}
-
-function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] {
-  if (value === undefined) return [...allowed];
-  if (value === 'both' || value === 'all') return [...allowed];
-  if (!allowed.includes(value as T)) throw new Error(`--${name} takes ${allowed.join(', ')} or both`);
-  return [value as T];
-}
-
-const quick = values.quick === true;
-const databases = choice<DatabaseKind>('database', values.database, ['sqlite', 'postgres']);
-const parts = choice('only', values.only, ['http', 'channel'] as const);
+const quick = values.quick;
 const number = (value: string | undefined, fallback: number) => Number(value ?? fallback);
+const databases: DatabaseKind[] =
+  values.database === 'both' ? ['sqlite', 'postgres'] : [values.database as DatabaseKind];
+if (!databases.every((kind) => kind === 'sqlite' || kind === 'postgres'))
+  throw new Error('--database takes sqlite, postgres or both');
+const factor = values.scale === undefined ? undefined : Number(values.scale);
+if (factor !== undefined && !(Number.isInteger(factor) && factor >= 1))
+  throw new Error('--scale takes a whole factor of 1 or more');
+const parts = values.only?.split(',') ?? ['http', 'channel', ...(factor ? ['scale'] : [])];
+const shape = quick ? quickShape : fullShape;
+const http = {
+  rounds: Number(values.rounds),
+  // The quick run checks the bench, not the machine: fewer connections, no queue of 10-second timeouts.
+  connections: quick ? 10 : 50,
+  warmupSeconds: quick ? 0 : 1,
+  durationSeconds: number(values.duration, quick ? 1 : 5),
+  requestsPerPlan: quick ? 500 : 20_000,
+  only: values.paths?.split(',').map((word) => word.trim().toLowerCase()),
+};
 /** The product's keep-alive interval, unless the environment sets another for this run. */
 const keepAliveMs = quick ? 1000 : number(process.env.DIRECTLINE_KEEPALIVE_MS, 15_000);
-const settings = {
-  http: {
-    rounds: number(values.rounds, 1),
-    connections: Number(values.connections),
-    warmupSeconds: number(values.warmup, quick ? 0 : 1),
-    durationSeconds: number(values.duration, quick ? 1 : 5),
-    requestsPerPlan: quick ? 500 : 20_000,
-    only: values.paths?.split(',').map((part) => part.trim().toLowerCase()),
-  },
-  channel: {
-    samples: number(values.answers, quick ? 3 : 20),
-    streams: number(values.streams, quick ? 20 : 2000),
-    // A whole number of keep-alive rounds: any window of k intervals holds exactly k of them.
-    idleSeconds: number(values.idle, (2 * keepAliveMs) / 1000),
-    keepAliveMs,
-  },
+const channel = {
+  samples: quick ? 3 : 20,
+  streams: number(values.streams, quick ? 20 : 2000),
+  // Two keep-alive rounds: any window of k intervals holds exactly k of them.
+  idleSeconds: (2 * keepAliveMs) / 1000,
+  keepAliveMs,
 };
+const pgbenchSeconds = number(values.pgbench, quick ? 1 : 10);
 
-/**
- * The product's PostgreSQL pool: its size variable when the configuration has one (the bench sets it, and
- * the bare pool gets the same size), else the fixed size of src/core/db/database.ts.
- */
-function poolSetting(): PoolSetting {
-  const variable = Object.keys(configSchema.properties).find((name) => /^DATABASE_POOL/.test(name));
-  const fixedSize = 10;
-  if (!variable) return { size: fixedSize };
-  const declared = (configSchema.properties as Record<string, { default?: unknown }>)[variable]?.default;
-  return {
-    size: number(process.env[variable], typeof declared === 'number' ? declared : fixedSize),
-    variable,
-  };
-}
+/** Ours over bare that each store must reach, per operation (docs/benchmarks.md, "Floors"). */
+const floorsOf = {
+  sqlite: { read: 0.85, write: 0.9, devices: undefined },
+  postgres: { read: 1.1, write: 1.0, devices: 0.9 },
+} as const;
 
 interface StoreReport {
   database: DatabaseKind;
   label: string;
-  http?: { results: PathResult[] };
+  http?: { results: PathResult[]; pgbench?: PgbenchRate[] };
   channel?: ChannelResult;
-  goals: GoalCheck[];
+  scale?: ScaleRun[];
+  floors: FloorCheck[];
 }
 
-async function benchStore(store: BenchStore, dataset: Dataset, dir: string): Promise<StoreReport> {
-  const report: StoreReport = { database: store.kind, label: store.label, goals: [] };
+function httpFloors(
+  kind: DatabaseKind,
+  results: PathResult[],
+  pgbench: PgbenchRate[] | undefined,
+): FloorCheck[] {
+  const ours = results.filter((result) => result.target === 'sintonia');
+  const json = ours.filter((result) => result.format === 'json');
+  const checks = json.flatMap((result) => {
+    const floor = floorsOf[kind][result.operation];
+    return floor === undefined ? [] : [check(`${result.name} ≥ ${floor}× bare`, result.ratioToBare, floor)];
+  });
+  for (const result of ours.filter((r) => r.format !== 'json'))
+    checks.push(check(`${result.name} ≥ 0.85× JSON`, result.ratioToJson, 0.85));
+  const upsert = pgbench?.find((rate) => rate.statement === 'upsert');
+  const save = json.find((result) => result.operation === 'write');
+  if (upsert && save)
+    checks.push(check("save ≥ 0.6× pgbench's upsert", save.requestsPerSecond / upsert.rate, 0.6));
+  return checks;
+}
+
+function channelFloors({ latencyMs, idle, crossProcess }: ChannelResult): FloorCheck[] {
+  const at = (shown: string) => ({ shown, atMost: true, tolerance: 0 });
+  const answer = `answer on a stream of ${crossProcess ? 'another' : 'the same'} process: median ≤ 250 ms`;
+  return [
+    check(answer, latencyMs.median, 250, at(`${latencyMs.median} ms`)),
+    check(`idle streams: ≤ 5% of a core`, idle.cpuShare, 0.05, at(`${(idle.cpuShare * 100).toFixed(1)}%`)),
+    check(`idle streams: ≤ 64 KiB each`, idle.rssPerStreamKiB, 64, at(`${idle.rssPerStreamKiB} KiB`)),
+    check(`idle streams: none dropped`, idle.openAtEnd, idle.streams, {
+      tolerance: 0,
+      shown: `${idle.openAtEnd}`,
+    }),
+  ];
+}
+
+async function benchStore(store: BenchStore, dir: string): Promise<StoreReport> {
+  const report: StoreReport = { database: store.kind, label: store.label, floors: [] };
+  const print = (title: string, text: string) =>
+    process.stdout.write(`\n=== ${store.label}: ${title} ===\n${text}\n`);
   if (parts.includes('http')) {
-    const pool = poolSetting();
-    const targets: Target[] = [];
-    const wanted = (values.targets ?? '').split(',');
-    if (wanted.includes('bare')) targets.push(bareTarget(store, pool));
-    if (wanted.includes('sintonia'))
-      targets.push((await import('./sintonia-target.ts')).sintoniaTarget(store, pool));
-    // The other formats' cost is the codecs', the same on either store: PostgreSQL loads JSON only.
-    const formats = store.kind === 'postgres' && !values['all-formats'] ? (['json'] as Format[]) : undefined;
-    const results = await runHttpBench(targets, dataset, dir, {
-      ...settings.http,
-      formats,
-      label: store.label,
-      databaseCpuMs: () => store.cpuMs(),
-    });
-    report.http = { results };
-    report.goals.push(...httpGoals(store.kind, results));
-    const bare =
-      store.kind === 'postgres' && values['bare-pipelined']
-        ? `; bare pipelined over ${process.env.BENCH_BARE_PIPELINE} connections as ours`
-        : '';
-    process.stdout.write(
-      `\n=== ${store.label}: HTTP${store.kind === 'postgres' ? ` (pools of ${pool.size}${pool.variable ? `, ${pool.variable}` : ''}${bare})` : ''} ===\n`,
-    );
-    process.stdout.write(
-      `${formatTable(results)}\n\nours beside bare, same run:\n${formatComparison(comparisons(results))}\n`,
-    );
+    const targets = [bareTarget(store), sintoniaTarget(store)];
+    for (const target of targets) await target.seed(shape, join(dir, 'http'));
+    const results = await runHttpBench(targets, shape, join(dir, 'http'), { ...http, label: store.label });
+    const bareUrl = targets[0]?.databaseUrl;
+    const pgbench =
+      bareUrl && pgbenchSeconds > 0
+        ? await runPgbench(bareUrl, shape, poolSize(), pgbenchSeconds)
+        : undefined;
+    report.http = { results, ...(pgbench ? { pgbench } : {}) };
+    report.floors.push(...httpFloors(store.kind, results, pgbench));
+    const pools = store.kind === 'postgres' ? ` (pools of ${poolSize()})` : '';
+    const rates = pgbench?.map((rate) => `${rate.statement} ${Math.round(rate.rate)}/s`).join(', ');
+    const ceiling = rates ? `\n\npgbench, the bare statements, one per round trip: ${rates}` : '';
+    print(`HTTP${pools}`, `${formatPaths(results)}${ceiling}`);
   }
   if (parts.includes('channel')) {
-    const channel = await runChannelBench(store, dir, { ...settings.channel, label: store.label });
-    report.channel = channel;
-    report.goals.push(...channelGoals(channel));
-    process.stdout.write(`\n=== ${store.label}: channel ===\n${formatChannel(channel)}\n`);
+    report.channel = await runChannelBench(store, dir, { ...channel, label: store.label });
+    report.floors.push(...channelFloors(report.channel));
+    print('channel', formatChannel(report.channel));
   }
-  process.stdout.write(`\n=== ${store.label}: targets ===\n${formatGoals(report.goals)}\n`);
+  if (parts.includes('scale') && factor) {
+    report.scale = await runScaleBench(store, shape, factor, dir, { ...http, label: store.label });
+    report.floors.push(...scaleFloors(report.scale));
+    print(`scale ${factor}×`, formatScale(report.scale));
+  }
+  print('floors', formatFloors(report.floors));
   return report;
-}
-
-/** The media-types engineer's codec micro-benchmark, when it exists: encode+decode of a 20-device list. */
-async function codecRows(): Promise<CodecRow[] | undefined> {
-  const file = join(root, 'bench', 'codecs.ts');
-  if (!existsSync(file)) return undefined;
-  const module = (await import(file)) as { runCodecBench?: (options?: { quick?: boolean }) => unknown };
-  if (typeof module.runCodecBench !== 'function') return undefined;
-  const rows = await module.runCodecBench({ quick });
-  return Array.isArray(rows) ? (rows as CodecRow[]) : [{ result: JSON.stringify(rows) }];
 }
 
 function gitCommit(): string {
@@ -211,49 +185,28 @@ function gitCommit(): string {
   }
 }
 
-// --scale N: the read, save and device list at 1× and N× data, and pgbench's ceiling (bench/scale.ts).
-if (values.scale !== undefined) {
-  const { scaleCommand } = await import('./scale.ts');
-  await scaleCommand({
-    factor: Number(values.scale),
-    quick,
-    databases,
-    databaseUrl: values['database-url'],
-    pool: poolSetting(),
-    connections: settings.http.connections,
-    warmupSeconds: settings.http.warmupSeconds,
-    durationSeconds: settings.http.durationSeconds,
-    requestsPerPlan: settings.http.requestsPerPlan,
-    pgbenchSeconds: number(values.pgbench, quick ? 1 : 10),
-    only: settings.http.only,
-    rounds: settings.http.rounds,
-    out: values.out,
-  });
-  process.exit(process.exitCode ?? 0);
-}
-
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
 try {
-  const dataset = generateDataset(quick ? quickSize : fullSize);
+  mkdirSync(join(dir, 'http'));
   const stores: StoreReport[] = [];
   for (const kind of databases) {
     const store = kind === 'sqlite' ? sqliteStore : await postgresStore(values['database-url']);
     try {
-      stores.push(await benchStore(store, dataset, dir));
+      stores.push(await benchStore(store, dir));
     } finally {
       await store.close();
     }
   }
-  // The codecs do not touch the store: measured on the SQLite-only run, where they have always been.
-  const codecsWanted = !values['skip-codecs'] && parts.includes('http') && !databases.includes('postgres');
-  const codecs = codecsWanted ? await codecRows() : undefined;
-  if (codecs) process.stdout.write(`\ncodecs (bench/codecs.ts):\n${formatCodecTable(codecs)}\n`);
-  else if (databases.includes('postgres') && parts.includes('http'))
-    process.stdout.write(
-      '\ncodecs: not run with PostgreSQL (node --import tsx bench/codecs.ts runs them alone)\n',
+  const codecs = parts.includes('http') ? await runCodecBench({ quick }) : undefined;
+  const codecTable =
+    codecs &&
+    formatColumns(
+      Object.keys(codecs[0] ?? {}),
+      codecs.map((row) => Object.values(row).map(String)),
     );
-
+  if (codecTable)
+    process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${codecTable}\n`);
   const cpu = cpus();
   const report = {
     date: new Date().toISOString(),
@@ -264,16 +217,10 @@ try {
       databases,
       parts,
       pinned: process.env.BENCH_PINNED === '1',
-      barePipelinedConnections: Number(process.env.BENCH_BARE_PIPELINE ?? '0'),
-      ...settings,
-    },
-    dataset: {
-      users: dataset.users.length,
-      devices: dataset.users.reduce((sum, user) => sum + user.deviceIds.length, 0),
-      bookmarks: dataset.bookmarks.length,
-      deviceListSize: dataset.size.listDevices,
-      signedInUsers: dataset.keys.users.length,
-      readKeys: dataset.keys.bookmarks.length,
+      http,
+      channel,
+      factor,
+      shape,
     },
     stores,
     codecs,

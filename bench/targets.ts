@@ -1,136 +1,209 @@
-import { createHash } from 'node:crypto';
+/**
+ * The two servers the bench loads on one store, seeded with the same data set and loaded with the same
+ * keys: the bare baseline (bench/bare-server.ts) and the real client-api.
+ */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { seedBaselinePostgres } from './baseline/pg-seed.ts';
-import { seedBaseline } from './baseline/seed.ts';
-import { type Dataset, seededRandom } from './dataset.ts';
-import type { LoadPlan } from './load.ts';
+import { configSchema } from '../src/core/config.ts';
+import * as data from './dataset.ts';
+import { root } from './process.ts';
+import { BENCH_PASSWORD, bareUserHash, seedBare, seedSintonia } from './seed.ts';
 import type { BenchStore } from './store.ts';
 
-/** The operation a path measures; a path's ratio is taken against the bare path of the same operation. */
+/** What a path measures; a path's ratio is taken against the bare path of the same operation. */
 export type Operation = 'read' | 'write' | 'devices';
 export type Format = 'json' | 'bson' | 'ubjson' | 'xml';
-
-export interface PathPlan {
-  name: string;
-  operation: Operation;
-  format: Format;
-  requests: LoadPlan['requests'];
-}
+export type Request = { method: string; path: string; headers?: Record<string, string> };
+export type PathPlan = { name: string; operation: Operation; format: Format; requests: Request[] };
 
 export interface Target {
   name: 'bare' | 'sintonia';
-  /** Writes the target's store into its folder; runs before the server starts, with nothing else running. */
-  seed(dataset: Dataset, dir: string): Promise<void>;
-  server(dir: string, port: number): { args: string[]; env: Record<string, string>; readyPath: string };
+  /** Writes the target's store; runs once, before any server starts. */
+  seed(shape: data.Shape, dir: string): Promise<void>;
+  server(dir: string, port: number): { args: string[]; env: Record<string, string> };
   /** The paths to load, built once the server answers (the real service hands out tokens then). */
-  paths(dataset: Dataset, url: string, count: number): Promise<PathPlan[]>;
+  paths(shape: data.Shape, url: string, count: number): Promise<PathPlan[]>;
+  /** The target's PostgreSQL database, once seeded. */
+  databaseUrl?: string;
+}
+
+/** The product's PostgreSQL pool size (DATABASE_POOL_SIZE as this run's environment sets it): both pools'. */
+export function poolSize(): number {
+  const declared = (configSchema.properties as Record<string, { default?: unknown }>).DATABASE_POOL_SIZE;
+  return Number(process.env.DATABASE_POOL_SIZE ?? declared?.default ?? 10);
+}
+
+/** How a target spells each operation's path for a user, and the headers its requests carry. */
+interface Routes {
+  names: [read: string, write: string, devices: string];
+  formats: Format[];
+  read(user: number, content: number): string;
+  write(user: number, content: number, offset: number, device: number): string;
+  devices(user: number): string;
+  headers?(user: number, format: Format): Record<string, string>;
 }
 
 /**
- * The product's PostgreSQL pool size, which the bare baseline's pool copies: the configuration variable
- * that sets it when the product has one (the bench then sets both), else the product's fixed size.
+ * Each path's `count` requests, from a seeded generator (both targets get the same keys): reads of the
+ * signed-in users' bookmarks (the formats back to back, before anything writes), saves of contents of which
+ * about half exist, device lists of the signed-in users with `listDevices` devices.
  */
-export interface PoolSetting {
-  size: number;
-  variable?: string;
-}
-
-export const accept: Record<Format, string> = {
-  json: 'application/json',
-  bson: 'application/bson',
-  ubjson: 'application/ubjson',
-  xml: 'application/xml',
-};
-
-/** `count` picks of `make(random)`, seeded so that both targets of one run get comparable keys. */
-export function picks<T>(count: number, seed: number, make: (random: () => number) => T): T[] {
-  const random = seededRandom(seed);
-  return Array.from({ length: count }, () => make(random));
-}
-
-export function pickOne<T>(list: readonly T[], random: () => number): T {
-  const item = list[Math.floor(random() * list.length)];
-  if (item === undefined) throw new Error('cannot pick from an empty list');
-  return item;
-}
-
-export const bareUserHash = (user: number) =>
-  createHash('sha256').update(`bench-user-${user}`).digest('base64url');
-
-/**
- * The bare baseline on the bench's store: Fastify with better-sqlite3, or with a node-postgres pool of
- * `poolSize` (the product's own pool size) on a database of its own in the cluster.
- */
-export function bareTarget(store: BenchStore, pool: PoolSetting): Target {
-  let databaseUrl = '';
-  return {
-    name: 'bare',
-    async seed(dataset, dir) {
-      if (store.kind === 'sqlite') {
-        seedBaseline(join(dir, 'bare.sqlite'), dataset, bareUserHash);
-        return;
-      }
-      databaseUrl = await store.createDatabase('bench_bare');
-      await seedBaselinePostgres(databaseUrl, dataset, bareUserHash);
-    },
-    server(dir, port): ReturnType<Target['server']> {
-      // The product's V8 setting (bin/sintonia.mjs): without it the baseline too ran with or without its
-      // row objects pretenured, by V8's choice, from one run to the next.
-      const node = ['--no-allocation-site-pretenuring', '--import', 'tsx'];
-      if (store.kind === 'sqlite')
-        return {
-          args: [...node, 'bench/baseline/server.ts'],
-          env: { BENCH_DB: join(dir, 'bare.sqlite'), BENCH_PORT: String(port) },
-          readyPath: '/readyz',
-        };
-      return {
-        args: [...node, 'bench/baseline/pg-server.ts'],
-        env: {
-          BENCH_DATABASE_URL: databaseUrl,
-          BENCH_POOL_SIZE: String(pool.size),
-          BENCH_PORT: String(port),
-        },
-        readyPath: '/readyz',
-      };
-    },
-    paths: barePaths,
+function plans(shape: data.Shape, count: number, routes: Routes): PathPlan[] {
+  const users = data.signedInUsers(shape);
+  const listUsers = users.filter((user) => user < shape.listAccounts);
+  const make = (
+    seed: number,
+    method: string,
+    format: Format,
+    path: (pick: (n: number) => number) => [number, string],
+  ) => {
+    const random = data.seededRandom(seed);
+    const pick = (n: number) => Math.floor(random() * n);
+    return Array.from({ length: count }, () => {
+      const [user, url] = path(pick);
+      return { method, path: url, headers: routes.headers?.(user, format) };
+    });
   };
-}
-
-async function barePaths(dataset: Dataset, _url: string, count: number): Promise<PathPlan[]> {
+  const someone = (pick: (n: number) => number, among = users) => among[pick(among.length)] ?? 0;
+  const [read, write, devices] = routes.names;
   return [
-    {
-      name: 'bare read',
-      operation: 'read',
-      format: 'json',
-      requests: picks(count, 1, (random) => {
-        const bookmark = pickOne(dataset.keys.bookmarks, random);
-        return { method: 'GET', path: `/bookmarks/${bareUserHash(bookmark.user)}/${bookmark.contentId}` };
+    ...routes.formats.map((format) => ({
+      name: routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
+      operation: 'read' as const,
+      format,
+      requests: make(1, 'GET', format, (pick) => {
+        const user = someone(pick);
+        return [user, routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)))];
       }),
-    },
+    })),
     {
-      name: 'bare upsert',
+      name: write,
       operation: 'write',
       format: 'json',
-      requests: picks(count, 2, (random) => {
-        const user = pickOne(dataset.keys.users, random);
-        const device = pickOne(user.deviceIds, random);
-        const contentId = 1 + Math.floor(random() * dataset.maxContentId * 2);
-        const offset = Math.floor(random() * 7200);
-        return {
-          method: 'POST',
-          path: `/bookmarks/${user.accountNumber}/${dataset.deviceClass}/${device}/${bareUserHash(user.index)}/${contentId}/${offset}`,
-        };
+      requests: make(2, 'POST', 'json', (pick) => {
+        const user = someone(pick);
+        const device = pick(data.devicesOf(shape, user));
+        return [user, routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device)];
       }),
     },
     {
-      name: 'bare device list',
+      name: devices,
       operation: 'devices',
       format: 'json',
-      requests: picks(count, 3, (random) => ({
-        method: 'GET',
-        path: `/accounts/${pickOne(dataset.keys.listUsers, random).accountNumber}/devices`,
-      })),
+      requests: make(3, 'GET', 'json', (pick) => {
+        const user = someone(pick, listUsers);
+        return [user, routes.devices(user)];
+      }),
     },
   ];
+}
+
+/** Fastify on better-sqlite3, or on a node-postgres pool of the product's size; no auth, JSON only. */
+export function bareTarget(store: BenchStore): Target {
+  const routes: Routes = {
+    names: ['bare read', 'bare upsert', 'bare device list'],
+    formats: ['json'],
+    read: (user, content) => `/bookmarks/${bareUserHash(user)}/${content}`,
+    write: (user, content, offset, device) =>
+      `/bookmarks/${data.accountNumber(user)}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bareUserHash(user)}/${content}/${offset}`,
+    devices: (user) => `/accounts/${data.accountNumber(user)}/devices`,
+  };
+  const target: Target = {
+    name: 'bare',
+    async seed(shape, dir) {
+      if (store.kind === 'postgres') target.databaseUrl = await store.createDatabase('bench_bare');
+      await seedBare(target.databaseUrl ?? join(dir, 'bare.sqlite'), shape);
+    },
+    server: (dir, port) => ({
+      // The product's V8 setting (bin/sintonia.mjs), so that both servers collect garbage alike.
+      args: ['--no-allocation-site-pretenuring', '--import', 'tsx', join(root, 'bench/bare-server.ts')],
+      env: {
+        BENCH_STORE: target.databaseUrl ?? join(dir, 'bare.sqlite'),
+        BENCH_POOL_SIZE: String(poolSize()),
+        BENCH_PORT: String(port),
+      },
+    }),
+    paths: async (shape, _url, count) => plans(shape, count, routes),
+  };
+  return target;
+}
+
+const api = '/api/v1';
+
+/** The real client-api: `sintonia serve --service client-api` of this checkout (or BENCH_SINTONIA_ROOT's). */
+export function sintoniaTarget(store: BenchStore): Target {
+  const masterKey = randomBytes(32).toString('hex');
+  let userHashes: string[] = [];
+  const environment = (dir: string) => ({
+    SINTONIA_DATA_DIR: join(dir, 'sintonia'),
+    SINTONIA_MASTER_KEY: masterKey,
+    DATABASE_URL: target.databaseUrl ?? '',
+    DATABASE_POOL_SIZE: String(poolSize()),
+    SINTONIA_DEMO: '0',
+    HOST: '127.0.0.1',
+    // The device-list accounts hold 20 enabled devices.
+    MAX_DEVICES_PER_ACCOUNT: '20',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  });
+  const target: Target = {
+    name: 'sintonia',
+    async seed(shape, dir) {
+      if (store.kind === 'postgres') target.databaseUrl = await store.createDatabase('bench_sintonia');
+      userHashes = await seedSintonia({ ...environment(dir), LOG_LEVEL: 'silent' }, shape);
+    },
+    server: (dir, port) => ({
+      args: [
+        join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs'),
+        'serve',
+        '--service',
+        'client-api',
+      ],
+      env: { ...environment(dir), CLIENT_API_PORT: String(port) },
+    }),
+    async paths(shape, url, count) {
+      const tokens = await signIn(url, data.signedInUsers(shape));
+      const bookmarks = (user: number) => `users/${userHashes[user]}/bookmarks`;
+      return plans(shape, count, {
+        names: ['GET bookmark', 'POST bookmark', `GET devices (${shape.listDevices})`],
+        formats: ['json', 'bson', 'ubjson', 'xml'],
+        read: (user, content) => `${api}/${data.DEVICE_CLASS}/${bookmarks(user)}/${content}`,
+        // A user's token is for their device 0: the save is that device's.
+        write: (user, content, offset) =>
+          `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 0)}/${bookmarks(user)}/${content}/${offset}`,
+        devices: (user) => `${api}/accounts/${data.accountNumber(user)}/devices`,
+        headers: (user, format) => ({
+          authorization: `Bearer ${tokens.get(user)}`,
+          accept: `application/${format}`,
+        }),
+      });
+    },
+  };
+  return target;
+}
+
+/** Each user signs in once through the real route, on their device 0, four at a time; tokens by user. */
+async function signIn(url: string, users: number[]): Promise<Map<number, string>> {
+  const tokens = new Map<number, string>();
+  const queue = [...users];
+  const worker = async () => {
+    for (let user = queue.shift(); user !== undefined; user = queue.shift()) {
+      const credentials = {
+        username: data.email(user),
+        password: BENCH_PASSWORD,
+        deviceId: data.deviceId(user, 0),
+      };
+      const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(credentials),
+      });
+      const body = (await response.json()) as { tokens?: { accessToken?: string } };
+      const token = body.tokens?.accessToken;
+      if (response.status !== 200 || !token)
+        throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
+      tokens.set(user, token);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  return tokens;
 }

@@ -78,8 +78,8 @@ function runNodeTests(label, files, env) {
         'tsx',
         '--test',
         '--test-concurrency=3',
-        // Per file: the slowest must finish on a busy machine: the bench harness's check (about a minute
-        // alone, 180 s allowed by its own test) and the slim install (packs, then installs the tarball, which
+        // Per file: the slowest must finish on a busy machine: the bench's smoke run (about two minutes
+        // on a loaded machine) and the slim install (packs, then installs the tarball, which
         // compiles better-sqlite3 when its prebuilt binary cannot be downloaded: minutes on a loaded machine).
         '--test-timeout=600000',
         '--test-reporter=spec',

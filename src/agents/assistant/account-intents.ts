@@ -1,15 +1,11 @@
+import type { AccountRequest, RequestPattern } from './account-request.ts';
 import { tvSignInPatterns } from './tv-sign-in-intents.ts';
 import { watchingRequestOf } from './watching-intents.ts';
 
 /**
- * What a person asks about their own account, in Spanish or English, as a call of the account tools
- * (account-answers.ts says the results back). Device names are whatever follows the verb; the tools
- * match them loosely.
+ * The account requests about single devices, and yes or no to a pending one. Device names are whatever
+ * follows the verb; the tools match them loosely.
  */
-export type AccountRequest =
-  | { kind: 'tool'; tool: string; args: Record<string, unknown> }
-  | { kind: 'yes' }
-  | { kind: 'no' };
 
 /** A name the person said, without quotes, a trailing question mark or full stop. */
 const clean = (text: string | undefined) =>
@@ -19,7 +15,7 @@ const clean = (text: string | undefined) =>
     .replace(/^["'«“]|["'»”]$/g, '')
     .trim();
 
-const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): AccountRequest }> = [
+const patterns: RequestPattern[] = [
   {
     pattern: /^\s*(yes|yeah|yep|sure|confirm|ok(ay)?|s[ií]|vale|claro|confirmo|de acuerdo|adelante)[\s.!]*$/i,
     request: () => ({ kind: 'yes' }),

@@ -1,10 +1,10 @@
-import type { AccountRequest } from './account-intents.ts';
+import type { AccountRequest, RequestPattern } from './account-request.ts';
 
 /**
  * The account requests beyond single devices, in Spanish or English: checked before the device ones, so
  * "sign out everywhere" is not heard as signing out a device called "everywhere".
  */
-const patterns: Array<{ pattern: RegExp; request(match: RegExpExecArray): AccountRequest }> = [
+const patterns: RequestPattern[] = [
   {
     pattern:
       /\b(?:sign|log)\s*(?:out|off)\s+(?:of\s+|from\s+)?(?:everywhere|everything|all(?:\s+(?:my|the))?\s+devices|every\s+device)\b|\bcierra(?:r)?\s+(?:la\s+)?sesi[oó]n\s+(?:en\s+)?(?:todas\s+partes|todos\s+(?:mis\s+|los\s+)?dispositivos)|\bdesconecta(?:r)?\s+todo/i,

@@ -1,16 +1,12 @@
 import type { Logger } from 'pino';
 import Value from 'typebox/value';
 import type { Config } from '../../core/config.ts';
-import { type ErrorBody, errorBody, ProblemError } from '../../core/errors.ts';
+import { errorBody, ProblemError } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { AssistantSigner } from '../signing/signer.ts';
+import { type AgentOutcome, isErrorBody, subsystemFailure } from './agent-outcome.ts';
 import { streamAgent } from './agent-stream.ts';
-import {
-  type ReplyAttachment,
-  replyAttachmentsSchema,
-  type SuggestedActions,
-  suggestedActionsSchema,
-} from './schemas.ts';
+import { replyAttachmentsSchema, suggestedActionsSchema } from './schemas.ts';
 
 /** What the agent hears of a file the user uploaded: its contentUrl needs no other credential. */
 export interface TurnFile {
@@ -22,19 +18,6 @@ export interface TurnFile {
 
 /** How Web Chat shows the answer's text (`textFormat`); anything else is refused as garbled. */
 const TEXT_FORMATS = new Set(['plain', 'markdown', 'xml']);
-
-/** The agent's answer as the channel carries it into a bot activity. */
-interface AgentReply {
-  output: string;
-  /** `plain` unless the agent said otherwise: what it quotes never becomes a link or an element. */
-  textFormat: string;
-  suggestedActions?: SuggestedActions;
-  attachments?: ReplyAttachment[];
-}
-
-export type AgentOutcome =
-  | ({ ok: true } & AgentReply)
-  | { ok: false; status: number; body: ErrorBody; retryAfter?: string };
 
 export interface AgentCall {
   input: string;
@@ -62,22 +45,6 @@ export interface AgentClient {
 /** Audience the agents server checks in the assistant's JWTs. */
 const AGENTS_AUDIENCE = 'sintonia-agents';
 const ERROR_STATUSES = Array.from({ length: 200 }, (_, index) => 400 + index);
-
-export function isErrorBody(value: unknown): value is ErrorBody {
-  const body = value as Partial<ErrorBody> | undefined;
-  return (
-    typeof body?.code === 'string' &&
-    typeof body.message === 'string' &&
-    Array.isArray(body.errors) &&
-    body.errors.every((item) => typeof item?.type === 'string' && typeof item.message === 'string')
-  );
-}
-
-const subsystemFailure = (message: string): AgentOutcome => ({
-  ok: false,
-  status: 502,
-  body: errorBody(502, 'SUBSYSTEM_ERROR', message),
-});
 
 /** The invoke answer: its output and text format, and suggested actions and attachments when well formed. */
 function replyOf(body: unknown): AgentOutcome {

@@ -1,13 +1,6 @@
 import type { Logger } from 'pino';
-import { errorBody } from '../../core/errors.ts';
 import { readServerSentEvents } from '../../core/http/server-sent-events.ts';
-import { type AgentOutcome, isErrorBody } from './agent-client.ts';
-
-const failure = (message: string): AgentOutcome => ({
-  ok: false,
-  status: 502,
-  body: errorBody(502, 'SUBSYSTEM_ERROR', message),
-});
+import { type AgentOutcome, isErrorBody, subsystemFailure } from './agent-outcome.ts';
 
 /**
  * One turn through `POST /agents/{name}/stream`: each `chunk` event's text is added to what `onText`
@@ -43,7 +36,7 @@ export async function streamAgent(call: {
       const retryAfter = response.headers.get('retry-after') ?? undefined;
       return isErrorBody(body)
         ? { ok: false, status: response.status, body, ...(retryAfter ? { retryAfter } : {}) }
-        : failure(`The agents subsystem answered ${response.status}.`);
+        : subsystemFailure(`The agents subsystem answered ${response.status}.`);
     }
     let text = '';
     for await (const { event, data } of readServerSentEvents(response.body)) {
@@ -55,12 +48,12 @@ export async function streamAgent(call: {
       else if (event === 'error') {
         return isErrorBody(payload)
           ? { ok: false, status: 502, body: payload }
-          : failure('The agents subsystem failed mid-answer.');
+          : subsystemFailure('The agents subsystem failed mid-answer.');
       }
     }
-    return failure('The agents subsystem ended its answer early.');
+    return subsystemFailure('The agents subsystem ended its answer early.');
   } catch (error) {
     call.logger.warn({ err: error }, 'the agents server’s stream failed');
-    return failure('The agents subsystem could not be reached or did not answer in time.');
+    return subsystemFailure('The agents subsystem could not be reached or did not answer in time.');
   }
 }

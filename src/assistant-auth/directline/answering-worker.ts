@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type ErrorBody, errorBody } from '../../core/errors.ts';
-import type { AgentClient, AgentOutcome, TurnFile } from './agent-client.ts';
+import type { AgentClient, TurnFile } from './agent-client.ts';
+import type { AgentOutcome } from './agent-outcome.ts';
 import type { AnswerClaimRepository } from './answer-claims.ts';
 import type { ChannelLinks } from './links.ts';
 import type { ChannelMetrics } from './metrics.ts';

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Bindings, type ChildLoggerOptions, type Level, type Logger, pino } from 'pino';
 
 /**
- * `request.log`, made on first use. Fastify makes a pino child per request (1–2 µs: bindings, serializers
- * and redaction set up again) although most requests never log through it: the one request line carries
+ * `request.log`, made on first use. Fastify makes a pino child per request (bindings, serializers and
+ * redaction set up again) although most requests never log through it: the one request line carries
  * the request id itself (service-app.ts). This stands in for the child, answers level questions from the
  * parent (or the route's `logLevel`) and makes the real child the first time something is logged.
  */
@@ -129,8 +129,8 @@ export const ACCESS_MESSAGE = 'request completed';
 /**
  * Writes the access line as pino would, `{"level":30,"time":…,<the logger's bindings>,"requestId":…,
  * "method":…,"url":…,"statusCode":…,"responseTime":…,"msg":"request completed"}`, straight to the logger's
- * stream: pino's generic path (its object walk and serialisers) cost ~2 µs a request, as much as a tenth
- * of the bare read. The request id and the method need no escaping (ids are checked against
+ * stream: pino's generic path would walk the object and run its serialisers on every request, for fields
+ * whose shape is known here. The request id and the method need no escaping (ids are checked against
  * `[A-Za-z0-9._:-]` or made by requestIdSource; a method is an HTTP token); the URL is escaped. A logger
  * with a mixin (tracing on: trace and span ids on every line) goes through pino itself.
  * `test/core/access-line.test.ts` holds the two writers to one output.

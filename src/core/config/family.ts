@@ -45,7 +45,7 @@ export const familyVariables = {
     maximum: 64,
     default: 2,
     description:
-      "Pipelined PostgreSQL connections each process opens, on first use, for every statement outside a transaction: the statements of one turn of the event loop leave in one write on one of them. 0 runs those statements on the pool instead. In addition to DATABASE_POOL_SIZE.",
+      'Pipelined PostgreSQL connections each process opens, on first use, for every statement outside a transaction: the statements of one turn of the event loop leave in one write on one of them. 0 runs those statements on the pool instead. In addition to DATABASE_POOL_SIZE.',
   }),
   LOG_LEVEL: Type.Union(
     [

@@ -20,7 +20,11 @@ const swaggerService: ServiceDefinition = {
       host: 'api.example.com',
       schemes: ['https'],
       basePath: '/base',
-      securityDefinitions: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      // `apiKey`: the scheme the core's /metrics route names (every service's document declares it).
+      securityDefinitions: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
     },
   },
   async plugin(app) {
@@ -40,6 +44,7 @@ const openApiService: ServiceDefinition = {
       openapi: '3.0.3',
       info: { title: 'probe', version: '1' },
       servers: [{ url: 'https://agents.example.com/' }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
     },
   },
   async plugin(app) {

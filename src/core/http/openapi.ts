@@ -69,7 +69,7 @@ export function resolveOpenApi(source: OpenApiSource, config: Config): OpenApiDe
   return typeof source === 'function' ? source(config) : source;
 }
 
-/** What the document says of the GET routes the core adds to every service (buildServiceApp); all are open. */
+/** What the document says of the GET routes the core adds to every service (buildServiceApp): the probes are open; /metrics states its own security (metrics.ts), with the `apiKey` scheme every document declares. */
 const coreOperations: Readonly<Record<string, { operationId: string; description: string }>> = {
   '/healthz': {
     operationId: 'getHealth',
@@ -84,7 +84,7 @@ const coreOperations: Readonly<Record<string, { operationId: string; description
   '/metrics': {
     operationId: 'getMetrics',
     description:
-      'The service’s Prometheus metrics in the text exposition format: request counts and durations by route and status, and the store’s figures read at scrape time; open like the probes, since the figures hold no personal data.',
+      'The service’s Prometheus metrics in the text exposition format: request counts and durations by route and status, and the store’s figures read at scrape time; any valid API key of the environment (X-API-Key or Authorization: Bearer), unless the operator opened it (METRICS_OPEN=1).',
   },
 };
 

@@ -78,7 +78,11 @@ describe('SINTONIA_DEMO=0', () => {
     assert.equal(await server.exited, 0, server.output());
     assert.doesNotMatch(server.output(), /Demo credentials|demo-/);
     assert.equal(existsSync(join(core.config.SINTONIA_DATA_DIR, 'demo-credentials.json')), false);
-    assert.deepEqual(await listKeys(core), []);
+    // The one key: the family's own runtime key, derived from the master key (not a demo key).
+    assert.deepEqual(
+      (await listKeys(core)).map((key) => [key.keyClass, key.name]),
+      [['runtime', 'family (derived from the master key)']],
+    );
     const app = await buildServiceApp(core, clientApiService);
     try {
       const operator = (await core.apiKeys.create('backoffice', 'check')).key;

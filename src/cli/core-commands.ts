@@ -20,7 +20,7 @@ export const coreCommands: Command[] = [
           const pending = await pendingMigrations(database.db);
           return { ...where, pending, applied: [], status: pending.length > 0 ? 'pending' : 'up to date' };
         }
-        applied = await migrateToLatest(database.db);
+        applied = await migrateToLatest(database.sessionDb);
       } finally {
         await database.close();
       }

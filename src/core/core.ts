@@ -172,7 +172,7 @@ export async function openCore(
   let keyring: Keyring;
   try {
     if (options.migrate !== false) {
-      const applied = await migrateToLatest(database.db);
+      const applied = await migrateToLatest(database.sessionDb);
       if (applied.length > 0) logger.info({ applied, database: database.dialect }, 'database migrated');
     }
     keyring = await openKeyring(database, masterKeys);

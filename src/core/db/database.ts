@@ -15,6 +15,12 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   /** Typed over the core tables; a service widens it with `db.withTables<ItsTables>()`. */
   readonly db: Kysely<CoreTables>;
+  /**
+   * `db` where `db.connection()` holds one connection for all it runs: what the migrator needs (Kysely
+   * takes and frees its lock, a PostgreSQL session-level advisory lock, on one connection). The pipelined
+   * `db` sends each statement of a `connection()` to whichever pipelined connection takes it.
+   */
+  readonly sessionDb: Kysely<CoreTables>;
   readonly dialect: Dialect;
   /** Where the data lives, for logs: the SQLite file or the PostgreSQL host and database (no password). */
   readonly location: string;
@@ -99,6 +105,7 @@ function openSqlite(dataDir: string): Database {
   startCheckpointer.unref();
   return {
     db,
+    sessionDb: db,
     dialect: 'sqlite',
     location: file,
     sqlite: connection,
@@ -147,6 +154,8 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
   const parsed = new URL(url);
   return {
     db,
+    // On the pool; not destroyed apart: db.destroy() ends the pool they share.
+    sessionDb: pipeline ? new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) }) : db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     postgres: pool,

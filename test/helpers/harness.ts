@@ -80,8 +80,15 @@ export async function createTestApp(
   overrides: Env = {},
 ): Promise<{ app: App; core: TestCore; close(): Promise<void> }> {
   const core = await createTestCore(overrides);
-  const app = await buildServiceApp(core, services[name]);
-  await app.ready();
+  let app: App;
+  try {
+    app = await buildServiceApp(core, services[name]);
+    await app.ready();
+  } catch (error) {
+    // A service that refuses to start leaves no open connection behind (the test process must end).
+    await core.dispose();
+    throw error;
+  }
   return {
     app,
     core,
@@ -137,7 +144,10 @@ export async function startTestFamily(
   overrides: Env = {},
 ): Promise<{ family: RunningFamily; core: TestCore; close(): Promise<void> }> {
   const core = await createTestCore(overrides);
-  const family = await startFamily(core, names);
+  const family = await startFamily(core, names).catch(async (error: unknown) => {
+    await core.dispose();
+    throw error;
+  });
   return {
     family,
     core,

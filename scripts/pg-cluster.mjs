@@ -1,5 +1,5 @@
 // A throwaway PostgreSQL cluster made from the machine's own server binaries (initdb, pg_ctl), for the
-// test command and the benchmark: a fresh data folder, a free loopback port, no durability (fsync off),
+// test command and the benchmark: a fresh data folder, a free loopback port, no durability (fsync off) unless asked for,
 // stopped and removed by stop(). As root, the cluster runs as the `postgres` (or `nobody`) user.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -45,7 +45,7 @@ function run(command, args) {
 }
 
 /**
- * Starts a cluster (pgInfo from postgresBin(); options: maxConnections, ssl); answers its superuser URL, the postmaster's pid (for
+ * Starts a cluster (pgInfo from postgresBin(); options: maxConnections, ssl, durable); answers its superuser URL, the postmaster's pid (for
  * measuring the database's CPU time), restart() and stop(), which stops it at once and removes its folder.
  */
 export async function startPostgres(pgInfo, options = {}) {
@@ -55,6 +55,9 @@ export async function startPostgres(pgInfo, options = {}) {
   const data = join(dir, 'data');
   const port = await freePort();
   const maxConnections = options.maxConnections ?? 300;
+  // Tests want speed and no durability; the bench wants what production runs (a commit waits for its WAL
+  // flush: docs/decisions-performance.md, "Pipelined statements").
+  const durability = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   run(join(pgInfo.bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   // ssl: a self-signed certificate for the day (openssl, which Debian's postgresql package brings along).
   if (options.ssl) {
@@ -74,7 +77,7 @@ export async function startPostgres(pgInfo, options = {}) {
     '-t',
     '60',
     '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}${options.ssl ? ' -c ssl=on' : ''}`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${durability} -c max_connections=${maxConnections}${options.ssl ? ' -c ssl=on' : ''}`,
     'start',
   ]);
   const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);

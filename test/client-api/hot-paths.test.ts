@@ -6,7 +6,7 @@ import { createSessionGate, TOUCH_RESOLUTION_MS } from '../../src/client-api/aut
 import { createBookmarkRepository } from '../../src/client-api/bookmarks/repository.ts';
 import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
-import { PIPELINE_APPLICATION_NAME } from '../../src/core/db/pipeline.ts';
+import { POOL_APPLICATION_NAME } from '../../src/core/db/database.ts';
 import { testDatabase } from '../helpers/harness.ts';
 import {
   type AccountsFixture,
@@ -250,7 +250,7 @@ describe('client-api: the hot operations refuse a closed session, whatever else 
   });
 
   it('a save whose connection is killed under it is 503 STORE_UNAVAILABLE, writes nothing, and the next one lands', async (t) => {
-    if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a pipelined connection to kill');
+    if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a connection of the pool to kill');
     // Killed under a statement, the connection must take no later one: the save after it lands.
     const admin = new pg.Client({ connectionString: f.core.env.DATABASE_URL });
     await admin.connect();
@@ -268,7 +268,7 @@ describe('client-api: the hot operations refuse a closed session, whatever else 
         const { rows } = await admin.query<{ killed: boolean }>(
           `select pg_terminate_backend(pid) as killed from pg_stat_activity
             where datname = current_database() and application_name = $1 and wait_event_type = 'Lock'`,
-          [PIPELINE_APPLICATION_NAME],
+          [POOL_APPLICATION_NAME],
         );
         killed = rows.filter((row) => row.killed).length;
         if (killed === 0 && Date.now() > deadline) assert.fail('the save never waited on the lock');

@@ -42,6 +42,8 @@ describe(`master-key rotation (${testDatabase})`, () => {
     spentCallback: '',
     directLineSecret: '',
     mailId: '',
+    /** When the confirmation was asked: it is confirmed at this time too, within its lifetime however long the file takes. */
+    confirmationAt: 0,
   };
 
   before(async () => {
@@ -120,7 +122,10 @@ describe(`master-key rotation (${testDatabase})`, () => {
     assert.equal(delegated.status, 201, JSON.stringify(delegated.body));
     facts.assistantKid = String(kidOf(delegated.body.token));
     facts.directLineSecret = running.core.key('directline-secret').toString('base64url');
-    await createConfirmations(running.core).request(owner, 'cancel_device', { deviceId: 'stb-rot-1' });
+    facts.confirmationAt = Date.now();
+    await createConfirmations(running.core, () => facts.confirmationAt).request(owner, 'cancel_device', {
+      deviceId: 'stb-rot-1',
+    });
     await running.close();
     running = undefined;
   });
@@ -329,7 +334,9 @@ describe(`master-key rotation (${testDatabase})`, () => {
       await new Promise((r) => setTimeout(r, 100));
     assert.match(readFileSync(drop, 'utf8'), /still readable/);
     // The confirmation asked before the rotation is confirmed with its arguments.
-    const confirmed = await createConfirmations(running.core).confirm(owner);
+    const confirmed = await createConfirmations(running.core, () => facts.confirmationAt + 1000).confirm(
+      owner,
+    );
     assert.deepEqual(confirmed?.arguments, { deviceId: 'stb-rot-1' });
   });
 });

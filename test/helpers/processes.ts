@@ -74,7 +74,7 @@ export async function startServe(
   args: string[],
   env: Env,
   healthUrls: string[],
-  timeoutMs = 30_000,
+  timeoutMs = 120_000, // a ceiling for a loaded machine, not a measurement
 ): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, [binPath, 'serve', ...args], {
     env: { PATH: process.env.PATH, ...env },

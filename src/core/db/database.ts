@@ -130,12 +130,16 @@ function openSqlite(dataDir: string): Database {
 
 const CONNECTION_TIMEOUT_MS = 5000;
 
+/** How the pool's connections show in pg_stat_activity (the pipelined ones: PIPELINE_APPLICATION_NAME). */
+export const POOL_APPLICATION_NAME = 'sintonia-pool';
+
 function openPostgres(url: string, poolSize: number, pipelineConnections: number): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     types: pgTypes,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    application_name: POOL_APPLICATION_NAME,
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});

@@ -17,9 +17,15 @@ type PooledConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 const NAMED_TEXTS = 1000;
 
 /**
- * PostgreSQL for Kysely, every single statement outside a transaction sent through the pipeline
- * (pipeline.ts) as a named statement; transactions (and streams) take a connection of the pool, as
- * Kysely's own PostgreSQL driver does. A repository writes plain Kysely and never knows which.
+ * PostgreSQL for Kysely: every single read outside a transaction sent through the pipeline (pipeline.ts) as
+ * a named statement; writes, transactions and streams on a connection of the pool, as Kysely's own
+ * PostgreSQL driver does. A repository writes plain Kysely and never knows which.
+ *
+ * Why writes stay off the pipeline: a pipelined connection's backend runs its statements one after the
+ * other, and a durable write's commit waits for its WAL flush before the next statement starts, so writes
+ * pipelined on a few connections queue behind each other's flushes, while the pool's connections wait side
+ * by side and PostgreSQL flushes their commits together (group commit). On a durable cluster the pipelined
+ * save ran at a quarter of the bare baseline's pooled upsert (docs/decisions-performance.md).
  */
 export class PipelinedDialect extends PostgresDialect {
   readonly #config: PostgresDialectConfig;
@@ -64,6 +70,14 @@ class PipelinedConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.held !== undefined) return this.held.executeQuery(compiled);
+    if (writes(compiled)) {
+      const connection = (await this.pool.acquireConnection()) as PooledConnection;
+      try {
+        return await connection.executeQuery<R>(compiled);
+      } finally {
+        await this.pool.releaseConnection(connection);
+      }
+    }
     const { command, rowCount, rows } = await this.pipeline.query({
       name: this.nameOf(compiled.sql),
       text: compiled.sql,
@@ -149,6 +163,14 @@ class PipelinedDriver implements Driver {
   destroy(): Promise<void> {
     return this.pool.destroy();
   }
+}
+
+/** Kysely's writes, and raw SQL that starts as one (`with` reads are kept on the pipeline). */
+function writes(compiled: CompiledQuery): boolean {
+  const { kind } = compiled.query;
+  if (kind === 'InsertQueryNode' || kind === 'UpdateQueryNode' || kind === 'DeleteQueryNode') return true;
+  if (kind === 'MergeQueryNode') return true;
+  return kind === 'RawNode' && /^\s*(insert|update|delete|merge)\b/i.test(compiled.sql);
 }
 
 function heldOf(connection: DatabaseConnection): PooledConnection {

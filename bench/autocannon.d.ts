@@ -1,13 +1,7 @@
 // autocannon ships no types; this covers the part of its API the bench uses.
 declare module 'autocannon' {
-  export interface RawRequest {
-    method?: string;
-    path?: string;
-    headers?: Record<string, string>;
-  }
-  export interface Client {
-    setRequests(requests: RawRequest[]): void;
-  }
+  export type RawRequest = { method?: string; path?: string; headers?: Record<string, string> };
+  export type Client = { setRequests(requests: RawRequest[]): void };
   export interface Options {
     url: string;
     connections?: number;

@@ -27,9 +27,8 @@ type Run = (name: Name, values: unknown[]) => Promise<Record<string, unknown>[]>
 
 function sqliteRunner(file: string): { run: Run; close: () => void } {
   const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000'])
+    db.pragma(pragma);
   const prepared = Object.fromEntries(
     Object.entries(statements).map(([name, text]) => [name, db.prepare(text.replace(/\$\d+/g, '?'))]),
   ) as Record<Name, SQLite.Statement<unknown[], Record<string, unknown>>>;
@@ -68,16 +67,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     async ({ params }) => {
       const { account, class: kind, device, user, content, offset } = params;
       const now = Date.now();
-      const [row] = await run('upsert', [
-        user,
-        Number(content),
-        account,
-        device,
-        kind,
-        Number(offset),
-        now,
-        now,
-      ]);
+      const values = [user, Number(content), account, device, kind, Number(offset), now, now];
+      const [row] = await run('upsert', values);
       return row ?? { ignored: true };
     },
   );

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { freePort, root, type Server, startServer } from './process.ts';
+import { freePort, inBatches, type Server, sintoniaBin, startServer } from './process.ts';
 import type { BenchStore } from './store.ts';
 
 export interface ChannelSettings {
@@ -36,15 +36,10 @@ const rssKiB = (pid: number | undefined) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
 const percentile = (values: number[], fraction: number) =>
   [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(fraction * values.length) - 1)] ?? Number.NaN;
-/** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
-const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
 async function post<T>(url: string, bearer: string, body: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`POST ${url}: ${response.status} ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
@@ -53,9 +48,8 @@ async function post<T>(url: string, bearer: string, body: unknown): Promise<T> {
 /** A new conversation through `url`'s process, its stream URL pointed at `streamBase`'s. */
 async function startConversation(url: string, secret: string, streamBase: string): Promise<Conversation> {
   const answer = await post<Conversation>(`${url}/v3/directline/conversations`, secret, {});
-  const stream = new URL(answer.streamUrl);
-  stream.host = new URL(streamBase).host;
-  return { ...answer, streamUrl: stream.toString() };
+  const streamUrl = Object.assign(new URL(answer.streamUrl), { host: new URL(streamBase).host });
+  return { ...answer, streamUrl: streamUrl.toString() };
 }
 
 /** A stream socket that counts keep-alives (empty messages) and hands every activity to `onActivity`. */
@@ -78,18 +72,6 @@ async function openStream(url: string, onActivity: (activity: Activity) => void 
   return stream;
 }
 
-/** `work` for each of `count` items, `width` at a time. */
-async function inBatches<R>(count: number, width: number, work: (index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < count; start += width)
-    results.push(
-      ...(await Promise.all(
-        Array.from({ length: Math.min(width, count - start) }, (_, i) => work(start + i)),
-      )),
-    );
-  return results;
-}
-
 /** `sintonia serve --service assistant-auth,agents`, ready once both answer. */
 async function startChannelProcess(env: Record<string, string>): Promise<Server> {
   const [port, agentsPort] = [await freePort(), await freePort()];
@@ -101,36 +83,24 @@ async function startChannelProcess(env: Record<string, string>): Promise<Server>
 /** Posts `samples` + 1 messages through `postUrl`; times each answer's arrival on a stream of `streamBase`. */
 async function answerLatency(postUrl: string, streamBase: string, secret: string, samples: number) {
   const conversation = await startConversation(streamBase, secret, streamBase);
-  // An answer can arrive before its post has returned: kept until its post asks for it.
-  const waiting = new Map<string, () => void>();
-  const early = new Set<string>();
+  // When each first answer arrived, by the id it replies to: one can arrive before its post has returned.
+  const arrivals = new Map<string, number>();
   const stream = await openStream(conversation.streamUrl, ({ type, from, replyToId }) => {
-    if (type !== 'message' || from?.role !== 'bot' || !replyToId) return;
-    const arrived = waiting.get(replyToId);
-    if (arrived) arrived();
-    else early.add(replyToId);
+    if (type === 'message' && from?.role === 'bot' && replyToId && !arrivals.has(replyToId))
+      arrivals.set(replyToId, performance.now());
   });
+  const url = `${postUrl}/v3/directline/conversations/${conversation.conversationId}/activities`;
   const latencies: number[] = [];
   try {
     for (let sample = 0; sample <= samples; sample++) {
       const started = performance.now();
-      const url = `${postUrl}/v3/directline/conversations/${conversation.conversationId}/activities`;
       const message = { type: 'message', from: { id: 'bench' }, text: 'hola' };
       const { id } = await post<{ id: string }>(url, conversation.token, message);
-      if (!early.delete(id))
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(
-            () => reject(new Error(`no answer to ${id} on the stream within 30 s`)),
-            30_000,
-          );
-          waiting.set(id, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      waiting.delete(id);
+      // Waiting polls, but the figure is the arrival's own time, taken on the stream.
+      for (const deadline = started + 30_000; !arrivals.has(id); await sleep(2))
+        if (performance.now() > deadline) throw new Error(`no answer to ${id} on the stream within 30 s`);
       // The first answer warms the agent call up (keys, connections): not timed.
-      if (sample > 0) latencies.push(Math.round((performance.now() - started) * 10) / 10);
+      if (sample > 0) latencies.push(Math.round(((arrivals.get(id) ?? 0) - started) * 10) / 10);
     }
   } finally {
     stream.socket.terminate();
@@ -150,16 +120,13 @@ export async function runChannelBench(store: BenchStore, dir: string, settings: 
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   };
   // Migrates the store before any server starts, and tells the channel's secret.
-  const secretJson = execFileSync(process.execPath, [sintoniaBin(), 'directline-secret'], {
-    cwd: root,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-  });
-  const { secret } = JSON.parse(secretJson) as { secret: string };
+  const secretEnv = { ...process.env, ...env, LOG_LEVEL: 'silent' };
+  const secretJson = execFileSync(process.execPath, [sintoniaBin(), 'directline-secret'], { env: secretEnv });
+  const { secret } = JSON.parse(secretJson.toString()) as { secret: string };
   const crossProcess = store.kind === 'postgres';
   const a = await startChannelProcess(env);
   const b = crossProcess ? await startChannelProcess(env) : a;
-  const streams: Stream[] = [];
+  let streams: Stream[] = [];
   try {
     say(`${settings.samples} answers, posted on ${crossProcess ? 'process B' : 'the same process'}`);
     const latencyMs = await answerLatency(b.url, a.url, secret, settings.samples);
@@ -169,11 +136,9 @@ export async function runChannelBench(store: BenchStore, dir: string, settings: 
     );
     await sleep(1000);
     const rssBeforeKiB = rssKiB(a.pid);
-    streams.push(
-      ...(await inBatches(conversations.length, 32, (i) => openStream(conversations[i]?.streamUrl ?? ''))),
-    );
+    streams = await inBatches(conversations.length, 32, (i) => openStream(conversations[i]?.streamUrl ?? ''));
     await sleep(1000);
-    const keepAlivesBefore = streams.map((stream) => stream.keepAlives);
+    for (const stream of streams) stream.keepAlives = 0;
     const started = performance.now();
     const cpuBefore = a.cpuMs();
     // The most memory A holds during the window (its keep-alive rounds included), sampled every second.
@@ -183,7 +148,7 @@ export async function runChannelBench(store: BenchStore, dir: string, settings: 
       await sleep(Math.min(1000, end - performance.now()));
       rssAfterKiB = Math.max(rssAfterKiB, rssKiB(a.pid));
     }
-    const cpuAfter = a.cpuMs();
+    const cpuMs = (a.cpuMs() ?? Number.NaN) - (cpuBefore ?? Number.NaN);
     const windowMs = performance.now() - started;
     return {
       /** Whether the answer crossed processes (PostgreSQL) or stayed in one (SQLite). */
@@ -193,18 +158,13 @@ export async function runChannelBench(store: BenchStore, dir: string, settings: 
         streams: settings.streams,
         /** Streams still open at the end, and the fewest keep-alives one received during the window. */
         openAtEnd: streams.filter((stream) => stream.socket.readyState === WebSocket.OPEN).length,
-        keepAlivesMin: Math.min(
-          ...streams.map((stream, index) => stream.keepAlives - (keepAlivesBefore[index] ?? 0)),
-        ),
+        keepAlivesMin: Math.min(...streams.map((stream) => stream.keepAlives)),
         windowSeconds: Math.round(windowMs / 100) / 10,
         rssBeforeKiB,
         rssAfterKiB,
         rssPerStreamKiB: Math.round(((rssAfterKiB - rssBeforeKiB) / settings.streams) * 10) / 10,
         /** A's CPU over the window, as a share of one core. */
-        cpuShare:
-          cpuBefore === undefined || cpuAfter === undefined
-            ? Number.NaN
-            : Math.round(((cpuAfter - cpuBefore) / windowMs) * 10000) / 10000,
+        cpuShare: Math.round((cpuMs / windowMs) * 10000) / 10000,
       },
     };
   } finally {

@@ -31,31 +31,23 @@ const devices = Array.from({ length: 20 }, (_, index) => ({
 }));
 
 type Codec = [string, (value: unknown) => Buffer | string, (encoded: Buffer | string) => unknown];
-const encode = (type: Parameters<typeof encodeBody>[0]) => (value: unknown) =>
-  encodeBody(type, schema, value, noRefs);
+/** One of the service's own codecs: its encoder of the media type, and `decode`. */
+const ours = (type: Parameters<typeof encodeBody>[0], decode: Codec[2]): Codec => [
+  type,
+  (value) => encodeBody(type, schema, value, noRefs),
+  decode,
+];
 const stringify = fastJson(schema as Parameters<typeof fastJson>[0]);
 const codecs: Codec[] = [
   ['application/json', (value) => stringify(value), (encoded) => decodeJson(String(encoded), DEPTH)],
-  [
-    'application/bson',
-    encode('application/bson'),
-    (encoded) => decodeBson(bytes(encoded), schema, noRefs, DEPTH),
-  ],
-  ['application/ubjson', encode('application/ubjson'), (encoded) => decodeUbjson(bytes(encoded), DEPTH)],
-  [
-    'application/xml',
-    encode('application/xml'),
-    (encoded) => decodeXml(String(encoded), schema, noRefs, DEPTH),
-  ],
+  ours('application/bson', (encoded) => decodeBson(bytes(encoded), schema, noRefs, DEPTH)),
+  ours('application/ubjson', (encoded) => decodeUbjson(bytes(encoded), DEPTH)),
+  ours('application/xml', (encoded) => decodeXml(String(encoded), schema, noRefs, DEPTH)),
   [
     'ubjson (@shelacek, reference)',
     (value) => Buffer.from(referenceEncode(value)),
-    (encoded) => {
-      const buffer = bytes(encoded);
-      return referenceDecode(
-        buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer,
-      );
-    },
+    // It takes an ArrayBuffer of its own: the copy is part of using it.
+    (encoded) => referenceDecode(Uint8Array.from(bytes(encoded)).buffer),
   ],
 ];
 

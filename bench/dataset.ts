@@ -5,30 +5,17 @@
  * the load picks its keys among the signed-in users, spread evenly over all users.
  */
 
-export interface Shape {
-  users: number;
-  listAccounts: number;
-  listDevices: number;
-  bookmarksPerUser: number;
-  /** Users who sign in through the real route before the load: the keys of every path. */
-  signedIn: number;
-}
-
 const OTHER_DEVICES = 8;
-export const fullShape: Shape = {
+/** `signedIn`: the users who sign in through the real route before the load, the keys of every path. */
+export const fullShape = {
   users: 1000,
   listAccounts: 200,
   listDevices: 20,
   bookmarksPerUser: 100,
   signedIn: 100,
 };
-export const quickShape: Shape = {
-  users: 20,
-  listAccounts: 4,
-  listDevices: 20,
-  bookmarksPerUser: 50,
-  signedIn: 20,
-};
+export const quickShape = { ...fullShape, users: 20, listAccounts: 4, bookmarksPerUser: 50, signedIn: 20 };
+export type Shape = typeof fullShape;
 
 /** The shape ×factor: more users and accounts, each as before. */
 export const scaled = (shape: Shape, factor: number, signedIn: number): Shape => ({
@@ -68,43 +55,34 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+export type Dialect = 'sqlite' | 'postgres';
+/** `expr` as `width` digits, zero-padded, in the store's dialect (SQLite has no lpad, PostgreSQL no printf). */
+export const padded = (dialect: Dialect, expr: string, width: number) =>
+  dialect === 'postgres' ? `lpad((${expr})::text, ${width}, '0')` : `printf('%0${width}d', ${expr})`;
+/** A recursive table `name(column)` of 0 … count - 1: the one series both stores write alike. */
+export const series = (name: string, column: string, count: number) =>
+  `${name}(${column}) as (select 0 union all select ${column} + 1 from ${name} where ${column} + 1 < ${count})`;
+
 /**
- * The two statements that generate the devices and the bookmarks, as the store's dialect writes them.
- * `users` is a query of `(user_hash, a)`: each user's hash and index (the product's hashes, read from its
- * accounts, or the bare baseline's). The rows go in in user_hash order, so the primary key grows at its end.
+ * The two statements that generate the devices and the bookmarks. `users` is a query of `(user_hash, a)`:
+ * each user's hash and index (the product's hashes, read from its accounts, or the bare baseline's). The
+ * rows go in in user_hash order, so the primary key grows at its end.
  */
-export function seedRows(dialect: 'sqlite' | 'postgres', shape: Shape, users: string, now: number): string[] {
-  const { listAccounts: l, listDevices: ld, bookmarksPerUser: k } = shape;
-  const devices = `case when a < ${l} then ${ld} else ${OTHER_DEVICES} end`;
-  const columns = {
-    devices:
-      'devices (account_number, device_id, name, device_class, enabled, registered_at, activated_at, last_seen_at, last_playback_at)',
-    bookmarks:
-      'bookmarks (user_hash, content_id, account_number, version, offset_seconds, position_at, device_id, device_class, updated_at)',
-  };
-  const bookmark = (pad7: string, pad2: string) =>
-    `select user_hash, 1 + k * 50 + ((a * 31 + k * 17) % 50), null, null, (a * 7 + k * 13) % 7200,
-      ${now} - (a * k) % ${30 * 86_400_000}, 'bench-' || ${pad7} || '-' || ${pad2}, '${DEVICE_CLASS}', ${now}`;
-  if (dialect === 'postgres')
-    return [
-      `insert into ${columns.devices}
-       select '9' || lpad(a::text, 7, '0'), 'bench-' || lpad(a::text, 7, '0') || '-' || lpad(d::text, 2, '0'),
-         'Device ' || d, '${DEVICE_CLASS}', 1, ${now}, ${now}, ${now}, null
-       from generate_series(0, ${shape.users - 1}) a cross join lateral generate_series(0, ${devices} - 1) d`,
-      `insert into ${columns.bookmarks}
-       ${bookmark("lpad(a::text, 7, '0')", `lpad((k % ${devices})::text, 2, '0')`)}
-       from (${users}) u cross join generate_series(0, ${k - 1}) k order by user_hash, k`,
-    ];
+export function seedRows(dialect: Dialect, shape: Shape, users: string, now: number): string[] {
+  const devices = `case when a < ${shape.listAccounts} then ${shape.listDevices} else ${OTHER_DEVICES} end`;
+  const device = (d: string) => `'bench-' || ${padded(dialect, 'a', 7)} || '-' || ${padded(dialect, d, 2)}`;
   return [
-    `with recursive u(a) as (select 0 union all select a + 1 from u where a + 1 < ${shape.users}),
-       d(d) as (select 0 union all select d + 1 from d where d + 1 < ${ld})
-     insert into ${columns.devices}
-     select '9' || printf('%07d', a), 'bench-' || printf('%07d', a) || '-' || printf('%02d', d), 'Device ' || d,
-       '${DEVICE_CLASS}', 1, ${now}, ${now}, ${now}, null
+    `with recursive ${series('u', 'a', shape.users)}, ${series('d', 'd', Math.max(shape.listDevices, OTHER_DEVICES))}
+     insert into devices (account_number, device_id, name, device_class, enabled, registered_at, activated_at,
+       last_seen_at, last_playback_at)
+     select '9' || ${padded(dialect, 'a', 7)}, ${device('d')}, 'Device ' || d, '${DEVICE_CLASS}', 1, ${now}, ${now},
+       ${now}, null
      from u join d on d.d < ${devices}`,
-    `with recursive n(k) as (select 0 union all select k + 1 from n where k + 1 < ${k})
-     insert into ${columns.bookmarks}
-     ${bookmark("printf('%07d', a)", `printf('%02d', k % ${devices})`)}
+    `with recursive ${series('n', 'k', shape.bookmarksPerUser)}
+     insert into bookmarks (user_hash, content_id, account_number, version, offset_seconds, position_at, device_id,
+       device_class, updated_at)
+     select user_hash, 1 + k * 50 + ((a * 31 + k * 17) % 50), null, null, (a * 7 + k * 13) % 7200,
+       ${now} - (a * k) % ${30 * 86_400_000}, ${device(`k % ${devices}`)}, '${DEVICE_CLASS}', ${now}
      from (${users}) u cross join n order by user_hash, k`,
   ];
 }

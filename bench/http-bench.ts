@@ -30,16 +30,13 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
     try {
       for (const target of targets) {
         const port = await freePort();
-        const entry = {
-          target,
-          server: await startServer({ ...target.server(dir, port), port }),
-          paths: [] as PathPlan[],
-        };
+        const server = await startServer({ ...target.server(dir, port), port });
+        const entry = { target, server, paths: [] as PathPlan[] };
         running.push(entry); // before its paths, so that a failed sign-in still stops this server
-        const name = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
-        const paths = await target.paths(shape, entry.server.url, settings.requestsPerPlan);
+        const named = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
+        const paths = await target.paths(shape, server.url, settings.requestsPerPlan);
         entry.paths = paths.filter(
-          (path) => !settings.only || settings.only.some((word) => name(path).includes(word)),
+          (path) => settings.only?.some((word) => named(path).includes(word)) ?? true,
         );
       }
       for (const operation of ['read', 'write', 'devices'])
@@ -48,7 +45,7 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
             process.stderr.write(
               `[bench] ${settings.label} round ${round}/${settings.rounds} ${target.name}: ${path.name}\n`,
             );
-            results.push(await measure(target, server, path, settings));
+            results.push(await measure(target.name, server, path, settings));
           }
     } finally {
       await Promise.all(running.map((entry) => entry.server.stop()));
@@ -59,19 +56,15 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
   return medianRounds(rounds);
 }
 
-async function measure(
-  target: Target,
-  server: Server,
-  path: PathPlan,
-  settings: HttpSettings,
-): Promise<PathResult> {
+async function measure(target: Target['name'], server: Server, path: PathPlan, settings: HttpSettings) {
   await probe(server.url, path);
   if (settings.warmupSeconds > 0) await load(server.url, path, settings.connections, settings.warmupSeconds);
   const cpuBefore = server.cpuMs();
   const result = await load(server.url, path, settings.connections, settings.durationSeconds);
-  const cpu = (server.cpuMs() ?? Number.NaN) - (cpuBefore ?? Number.NaN);
+  const cpuUs = ((server.cpuMs() ?? Number.NaN) - (cpuBefore ?? Number.NaN)) * 1000;
+  const perRequest = cpuUs / result.requests.total;
   return {
-    target: target.name,
+    target,
     name: path.name,
     operation: path.operation,
     format: path.format,
@@ -81,10 +74,7 @@ async function measure(
     total: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    serverCpuUsPerRequest:
-      Number.isFinite(cpu) && result.requests.total > 0
-        ? Math.round((cpu * 1000) / result.requests.total)
-        : undefined,
+    serverCpuUsPerRequest: Number.isFinite(perRequest) ? Math.round(perRequest) : undefined,
   };
 }
 

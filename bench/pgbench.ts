@@ -37,23 +37,15 @@ function pgbenchText(name: keyof typeof values): string {
     .replace(/\s+/g, ' ');
 }
 
-export async function runPgbench(
-  url: string,
-  shape: Shape,
-  connections: number,
-  seconds: number,
-): Promise<PgbenchRate[]> {
+export async function runPgbench(url: string, shape: Shape, connections: number, seconds: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sintonia-pgbench-'));
-  const keys = [
-    `\\set u random(0, ${shape.users - 1})`,
-    `\\set c random(1, ${maxContent(shape)})`,
-    '\\set o random(0, 7199)',
-  ];
+  const users = `\\set u random(0, ${shape.users - 1})`;
+  const keys = `${users}\n\\set c random(1, ${maxContent(shape)})\n\\set o random(0, 7199)`;
   try {
     const rates: PgbenchRate[] = [];
     for (const statement of ['read', 'upsert'] as const) {
       const file = join(dir, `${statement}.sql`);
-      writeFileSync(file, `${keys.join('\n')}\n${pgbenchText(statement)};\n`);
+      writeFileSync(file, `${keys}\n${pgbenchText(statement)};\n`);
       const threads = String(Math.min(connections, 2));
       const args = ['-n', '-M', 'prepared', '-c', String(connections), '-j', threads, '-T', String(seconds)];
       const { stdout } = await run(PGBENCH, [...args, '-D', `t=${Date.now()}`, '-f', file, url]);

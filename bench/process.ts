@@ -1,8 +1,12 @@
 /** The bench's processes: the servers under test, each in its own process, and their CPU time. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
+/** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
+export const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
 // One way to find a free port, shared with the test harness.
 export { freePort } from '../test/helpers/processes.ts';
@@ -26,67 +30,69 @@ function processCpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/** `work` for each of `count` items, `width` at a time. */
+export async function inBatches<R>(count: number, width: number, work: (index: number) => Promise<R>) {
+  const results: R[] = [];
+  for (let start = 0; start < count; start += width) {
+    const batch = Array.from({ length: Math.min(width, count - start) }, (_, i) => work(start + i));
+    results.push(...(await Promise.all(batch)));
+  }
+  return results;
+}
+
 /**
- * Starts a server process (node with these arguments) and waits until its GET /readyz answers 200. Under
- * `--pin` (run.ts) the server gets CPU 0 to itself; taskset execs node, so the pid is node's.
- * BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the server under load.
+ * Starts a server process (node with these arguments) and waits until its GET /readyz answers 200, and that
+ * of `alsoReady`'s other ports of the same process. Under `--pin` (run.ts) the server gets CPU 0 to itself;
+ * taskset execs node, so the pid is node's. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`) profiles the server under load.
  */
 export async function startServer(options: {
   args: string[];
   env: Record<string, string>;
   port: number;
-  /** Other ports of the same process whose /readyz must answer 200 too. */
   alsoReady?: number[];
 }): Promise<Server> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const command = [process.execPath, ...nodeArgs, ...options.args];
-  if (process.env.BENCH_PINNED === '1') command.unshift('taskset', '-c', '0');
-  const [executable = process.execPath, ...args] = command;
+  const pinned = process.env.BENCH_PINNED === '1' ? ['taskset', '-c', '0'] : [];
+  const [executable = '', ...args] = [...pinned, process.execPath, ...nodeArgs, ...options.args];
   // The server's log lines go to /dev/null: still formatted and written, as in production.
-  const child = spawn(executable, args, {
-    cwd: root,
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const env = { ...process.env, ...options.env };
+  const child = spawn(executable, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-8000);
   });
   const url = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + 60_000;
+  const failed = (why: string) => new Error(`${options.args.join(' ')} ${why}: ${stderr}`);
   let last = 'no answer yet';
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`${options.args.join(' ')} exited with ${child.exitCode}: ${stderr}`);
-    const ready = async (port: number) => {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(5000) });
-      last = `${port}: ${response.status} ${(await response.text()).slice(0, 500)}`;
-      return response.status === 200;
-    };
-    try {
-      if ((await Promise.all([options.port, ...(options.alsoReady ?? [])].map(ready))).every(Boolean)) break;
-    } catch (error) {
-      last = String((error as Error).cause ?? error);
-    }
+  const ready = async (port: number) => {
+    const response = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(5000) });
+    last = `${port}: ${response.status} ${(await response.text()).slice(0, 500)}`;
+    return response.status === 200;
+  };
+  const ports = [options.port, ...(options.alsoReady ?? [])];
+  for (const deadline = Date.now() + 60_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (child.exitCode !== null) throw failed(`exited with ${child.exitCode}`);
+    const answers = await Promise.all(ports.map(ready)).catch((error) => {
+      last = String(error.cause ?? error);
+      return [false];
+    });
+    if (answers.every(Boolean)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${options.args.join(' ')} did not become ready on ${url} (last: ${last}): ${stderr}`);
+      throw failed(`did not become ready on ${url} (last: ${last})`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url, pid: child.pid, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
@@ -94,7 +100,6 @@ function stopChild(child: ChildProcess): Promise<void> {
  * afterwards inherit the OTEL_* variables that point their SDK at it.
  */
 export async function startSpanSink(): Promise<void> {
-  const { createServer } = await import('node:http');
   const sink = createServer((request, response) => {
     request
       .resume()

@@ -52,8 +52,8 @@ export function medianRounds(rounds: PathResult[][]): PathResult[] {
     );
     const ratio = (key: 'ratioToBare' | 'ratioToJson') =>
       median(
-        same.flatMap((r) => (r[key] === undefined ? [] : [r[key]])),
-        (value) => value,
+        same.flatMap((r) => r[key] ?? []),
+        Number,
       );
     return {
       ...(median(same, (r) => r.requestsPerSecond) ?? first),
@@ -73,32 +73,27 @@ export function formatColumns(header: string[], rows: string[][]): string {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ')
-      .trimEnd();
+  const cell = (text: string, column: number) =>
+    column === 0 ? text.padEnd(widths[0] ?? 0) : text.padStart(widths[column] ?? 0);
+  const line = (cells: string[]) => cells.map(cell).join('  ').trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
 const HEADER = 'path,req/s,p50 ms,p99 ms,vs bare,vs JSON,CPU µs/req,failed,rounds req/s'.split(',');
 
 export function formatPaths(results: PathResult[]): string {
-  const rows = results.map((r) =>
-    [
-      `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`,
+  const rows = results.map((r) => {
+    const name = `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`;
+    const figures = [
       Math.round(r.requestsPerSecond),
       r.p50,
       r.p99,
       times(r.ratioToBare),
       times(r.ratioToJson),
-      r.serverCpuUsPerRequest ?? '',
-      r.non2xx + r.errors,
-      (r.rounds ?? []).length > 1 ? (r.rounds ?? []).join(' ') : '',
-    ].map(String),
-  );
+    ];
+    const rounds = (r.rounds ?? []).length > 1 ? (r.rounds ?? []).join(' ') : '';
+    return [name, ...figures, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
+  });
   return formatColumns(HEADER, rows);
 }
 

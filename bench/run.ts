@@ -5,7 +5,7 @@
  * floors of docs/benchmarks.md (which lists the options). The figures go as JSON to `--out FILE`, by default
  * to `data/bench/` of this checkout (git-ignored: they belong to the machine and the moment).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,14 +50,8 @@ const { values } = parseArgs({
 // itself again under taskset; startServer (process.ts) puts each server on CPU 0.
 if (values.pin && process.env.BENCH_PINNED !== '1') {
   if (cpus().length < 2) throw new Error('--pin needs two CPUs or more');
-  const again = spawnSync(
-    'taskset',
-    ['-c', '1', process.execPath, ...process.execArgv, ...process.argv.slice(1)],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, BENCH_PINNED: '1' },
-    },
-  );
+  const argv = ['-c', '1', process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+  const again = spawnSync('taskset', argv, { stdio: 'inherit', env: { ...process.env, BENCH_PINNED: '1' } });
   if (again.error) throw new Error(`--pin runs taskset (util-linux): ${again.error.message}`);
   process.exit(again.status ?? 1);
 }
@@ -109,11 +103,7 @@ interface StoreReport {
   floors: FloorCheck[];
 }
 
-function httpFloors(
-  kind: DatabaseKind,
-  results: PathResult[],
-  pgbench: PgbenchRate[] | undefined,
-): FloorCheck[] {
+function httpFloors(kind: DatabaseKind, results: PathResult[], pgbench?: PgbenchRate[]): FloorCheck[] {
   const ours = results.filter((result) => result.target === 'sintonia');
   const json = ours.filter((result) => result.format === 'json');
   const checks = json.flatMap((result) => {
@@ -130,16 +120,13 @@ function httpFloors(
 }
 
 function channelFloors({ latencyMs, idle, crossProcess }: ChannelResult): FloorCheck[] {
-  const at = (shown: string) => ({ shown, atMost: true, tolerance: 0 });
+  const at = (shown: string, atMost = true) => ({ shown, atMost, tolerance: 0 });
   const answer = `answer on a stream of ${crossProcess ? 'another' : 'the same'} process: median ≤ 250 ms`;
   return [
     check(answer, latencyMs.median, 250, at(`${latencyMs.median} ms`)),
     check(`idle streams: ≤ 5% of a core`, idle.cpuShare, 0.05, at(`${(idle.cpuShare * 100).toFixed(1)}%`)),
     check(`idle streams: ≤ 64 KiB each`, idle.rssPerStreamKiB, 64, at(`${idle.rssPerStreamKiB} KiB`)),
-    check(`idle streams: none dropped`, idle.openAtEnd, idle.streams, {
-      tolerance: 0,
-      shown: `${idle.openAtEnd}`,
-    }),
+    check(`idle streams: none dropped`, idle.openAtEnd, idle.streams, at(`${idle.openAtEnd}`, false)),
   ];
 }
 
@@ -151,11 +138,8 @@ async function benchStore(store: BenchStore, dir: string): Promise<StoreReport> 
     const targets = [bareTarget(store), sintoniaTarget(store)];
     for (const target of targets) await target.seed(shape, join(dir, 'http'));
     const results = await runHttpBench(targets, shape, join(dir, 'http'), { ...http, label: store.label });
-    const bareUrl = targets[0]?.databaseUrl;
-    const pgbench =
-      bareUrl && pgbenchSeconds > 0
-        ? await runPgbench(bareUrl, shape, poolSize(), pgbenchSeconds)
-        : undefined;
+    const bareUrl = pgbenchSeconds > 0 ? targets[0]?.databaseUrl : undefined;
+    const pgbench = bareUrl ? await runPgbench(bareUrl, shape, poolSize(), pgbenchSeconds) : undefined;
     report.http = { results, ...(pgbench ? { pgbench } : {}) };
     report.floors.push(...httpFloors(store.kind, results, pgbench));
     const pools = store.kind === 'postgres' ? ` (pools of ${poolSize()})` : '';
@@ -177,13 +161,9 @@ async function benchStore(store: BenchStore, dir: string): Promise<StoreReport> 
   return report;
 }
 
-function gitCommit(): string {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
+const gitCommit = () =>
+  spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() ||
+  'unknown';
 
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
@@ -199,14 +179,13 @@ try {
     }
   }
   const codecs = parts.includes('http') ? await runCodecBench({ quick }) : undefined;
-  const codecTable =
-    codecs &&
-    formatColumns(
+  if (codecs) {
+    const table = formatColumns(
       Object.keys(codecs[0] ?? {}),
       codecs.map((row) => Object.values(row).map(String)),
     );
-  if (codecTable)
-    process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${codecTable}\n`);
+    process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${table}\n`);
+  }
   const cpu = cpus();
   const report = {
     date: new Date().toISOString(),

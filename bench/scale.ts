@@ -30,11 +30,8 @@ export async function runScaleBench(
     await target.seed(shape, runDir);
     const seedSeconds = Math.round((Date.now() - started) / 100) / 10;
     const only = settings.only ?? ['get bookmark json', 'post bookmark', 'get devices'];
-    const results = await runHttpBench([target], shape, runDir, {
-      ...settings,
-      only,
-      label: `${settings.label} ${times}×`,
-    });
+    const label = `${settings.label} ${times}×`;
+    const results = await runHttpBench([target], shape, runDir, { ...settings, only, label });
     runs.push({ factor: times, shape, seedSeconds, results });
   }
   return runs;

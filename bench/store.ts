@@ -26,7 +26,8 @@ export const sqliteStore: BenchStore = {
   close: async () => {},
 };
 
-async function adminQuery<Row extends pg.QueryResultRow>(url: string, text: string): Promise<Row[]> {
+/** One statement (or several, without parameters) on its own connection. */
+export async function adminQuery<Row extends pg.QueryResultRow>(url: string, text: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -38,19 +39,13 @@ async function adminQuery<Row extends pg.QueryResultRow>(url: string, text: stri
 
 /** A PostgreSQL store: the cluster at `adminUrl`, or a throwaway one started here. */
 export async function postgresStore(adminUrl: string | undefined): Promise<BenchStore> {
-  let stop = () => {};
-  let url = adminUrl;
-  if (!url) {
-    const binaries = postgresBin();
-    if (!binaries)
-      throw new Error(
-        'PostgreSQL server binaries not found under /usr/lib/postgresql: install them, or pass --database-url',
-      );
-    const cluster = await startPostgres(binaries);
-    url = cluster.url;
-    stop = () => cluster.stop();
-  }
-  const admin = url;
+  const binaries = adminUrl ? undefined : postgresBin();
+  if (!adminUrl && !binaries)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql: install them, or pass --database-url',
+    );
+  const cluster = binaries ? await startPostgres(binaries) : undefined;
+  const admin = adminUrl ?? cluster?.url ?? '';
   const [version] = await adminQuery<{ server_version: string }>(admin, 'show server_version');
   const created: string[] = [];
   return {
@@ -60,16 +55,14 @@ export async function postgresStore(adminUrl: string | undefined): Promise<Bench
       const name = `${prefix}_${randomBytes(4).toString('hex')}`;
       await adminQuery(admin, `create database ${name}`);
       created.push(name);
-      const databaseUrl = new URL(admin);
-      databaseUrl.pathname = `/${name}`;
-      return databaseUrl.toString();
+      return Object.assign(new URL(admin), { pathname: `/${name}` }).toString();
     },
     async close() {
       try {
         if (adminUrl)
           for (const name of created) await adminQuery(admin, `drop database if exists ${name} with (force)`);
       } finally {
-        stop();
+        cluster?.stop();
       }
     },
   };

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema } from '../src/core/config.ts';
 import * as data from './dataset.ts';
-import { root } from './process.ts';
+import { inBatches, root, sintoniaBin } from './process.ts';
 import { BENCH_PASSWORD, bareUserHash, seedBare, seedSintonia } from './seed.ts';
 import type { BenchStore } from './store.ts';
 
@@ -44,57 +44,42 @@ interface Routes {
 }
 
 /**
- * Each path's `count` requests, from a seeded generator (both targets get the same keys): reads of the
- * signed-in users' bookmarks (the formats back to back, before anything writes), saves of contents of which
- * about half exist, device lists of the signed-in users with `listDevices` devices.
+ * Each path's `count` requests, from a seeded generator (both targets get the same keys; each format's reads
+ * the same): reads of the signed-in users' bookmarks (the formats back to back, before anything writes),
+ * saves of contents of which about half exist, device lists of the signed-in users with `listDevices` devices.
  */
 function plans(shape: data.Shape, count: number, routes: Routes): PathPlan[] {
   const users = data.signedInUsers(shape);
-  const listUsers = users.filter((user) => user < shape.listAccounts);
-  const make = (
-    seed: number,
-    method: string,
-    format: Format,
-    path: (pick: (n: number) => number) => [number, string],
-  ) => {
-    const random = data.seededRandom(seed);
+  type Path = (user: number, pick: (n: number) => number) => string;
+  const plan = (name: string, operation: Operation, format: Format, among: number[], path: Path) => {
+    const random = data.seededRandom(['read', 'write', 'devices'].indexOf(operation) + 1);
     const pick = (n: number) => Math.floor(random() * n);
-    return Array.from({ length: count }, () => {
-      const [user, url] = path(pick);
-      return { method, path: url, headers: routes.headers?.(user, format) };
+    const method = operation === 'write' ? 'POST' : 'GET';
+    const requests = Array.from({ length: count }, () => {
+      const user = among[pick(among.length)] ?? 0;
+      return { method, path: path(user, pick), headers: routes.headers?.(user, format) };
     });
+    return { name, operation, format, requests };
   };
-  const someone = (pick: (n: number) => number, among = users) => among[pick(among.length)] ?? 0;
   const [read, write, devices] = routes.names;
+  const readOf = (user: number, pick: (n: number) => number) =>
+    routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)));
+  const listUsers = users.filter((user) => user < shape.listAccounts);
   return [
-    ...routes.formats.map((format) => ({
-      name: routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
-      operation: 'read' as const,
-      format,
-      requests: make(1, 'GET', format, (pick) => {
-        const user = someone(pick);
-        return [user, routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)))];
-      }),
-    })),
-    {
-      name: write,
-      operation: 'write',
-      format: 'json',
-      requests: make(2, 'POST', 'json', (pick) => {
-        const user = someone(pick);
-        const device = pick(data.devicesOf(shape, user));
-        return [user, routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device)];
-      }),
-    },
-    {
-      name: devices,
-      operation: 'devices',
-      format: 'json',
-      requests: make(3, 'GET', 'json', (pick) => {
-        const user = someone(pick, listUsers);
-        return [user, routes.devices(user)];
-      }),
-    },
+    ...routes.formats.map((format) =>
+      plan(
+        routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
+        'read',
+        format,
+        users,
+        readOf,
+      ),
+    ),
+    plan(write, 'write', 'json', users, (user, pick) => {
+      const device = pick(data.devicesOf(shape, user));
+      return routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device);
+    }),
+    plan(devices, 'devices', 'json', listUsers, routes.devices),
   ];
 }
 
@@ -152,12 +137,7 @@ export function sintoniaTarget(store: BenchStore): Target {
       userHashes = await seedSintonia({ ...environment(dir), LOG_LEVEL: 'silent' }, shape);
     },
     server: (dir, port) => ({
-      args: [
-        join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs'),
-        'serve',
-        '--service',
-        'client-api',
-      ],
+      args: [sintoniaBin(), 'serve', '--service', 'client-api'],
       env: { ...environment(dir), CLIENT_API_PORT: String(port) },
     }),
     async paths(shape, url, count) {
@@ -183,27 +163,19 @@ export function sintoniaTarget(store: BenchStore): Target {
 
 /** Each user signs in once through the real route, on their device 0, four at a time; tokens by user. */
 async function signIn(url: string, users: number[]): Promise<Map<number, string>> {
-  const tokens = new Map<number, string>();
-  const queue = [...users];
-  const worker = async () => {
-    for (let user = queue.shift(); user !== undefined; user = queue.shift()) {
-      const credentials = {
-        username: data.email(user),
-        password: BENCH_PASSWORD,
-        deviceId: data.deviceId(user, 0),
-      };
-      const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(credentials),
-      });
-      const body = (await response.json()) as { tokens?: { accessToken?: string } };
-      const token = body.tokens?.accessToken;
-      if (response.status !== 200 || !token)
-        throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
-      tokens.set(user, token);
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
-  return tokens;
+  const signedIn = await inBatches(users.length, 4, async (index) => {
+    const user = users[index] ?? 0;
+    const deviceId = data.deviceId(user, 0);
+    const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: data.email(user), password: BENCH_PASSWORD, deviceId }),
+    });
+    const body = (await response.json()) as { tokens?: { accessToken?: string } };
+    const token = body.tokens?.accessToken;
+    if (response.status !== 200 || !token)
+      throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
+    return [user, token] as const;
+  });
+  return new Map(signedIn);
 }

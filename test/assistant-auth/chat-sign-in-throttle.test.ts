@@ -88,12 +88,16 @@ describe('chat page sign-in: client-api counts each person’s own address', () 
 
   it('24 failed sign-ins from three addresses refuse only those addresses: a person’s right password from theirs passes', async () => {
     for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) {
-      const statuses: number[] = [];
+      const answers: Answer[] = [];
       for (let attempt = 0; attempt < 8; attempt++) {
-        statuses.push((await chatSignIn(from, `nobody-${from}-${attempt}@example.test`, 'wrong')).status);
+        answers.push(await chatSignIn(from, `nobody-${from}-${attempt}@example.test`, 'wrong'));
       }
       // Each attacker's address reaches its own limit (5): the page passed it on.
+      const statuses = answers.map((answer) => answer.status);
       assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429, 429], from);
+      // Every 401 challenges (RFC 9110 §11.6.1): the form's credentials, under a scheme no browser prompts for.
+      for (const answer of answers.filter((refused) => refused.status === 401))
+        assert.equal(answer.headers['www-authenticate'], 'Form realm="sintonia"', from);
     }
     const person = await chatSignIn('127.0.0.5', 'ana@example.test', HOUSEHOLD_PASSWORD);
     assert.equal(person.status, 200, 'the right password from the person’s own address');

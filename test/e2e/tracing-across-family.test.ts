@@ -213,5 +213,9 @@ describe('tracing across the family', () => {
     );
     // Traces only: the family's metrics are /metrics and its logs stdout.
     assert.deepEqual([...receiver.paths], ['/v1/traces']);
+    // The loader hook the instrumentations need is registered without a deprecated API (DEP0205:
+    // `module.register()` on Node 26), nor with an experimental one.
+    for (const { output } of children)
+      assert.doesNotMatch(output(), /DEP0\d+|DeprecationWarning|ExperimentalWarning/);
   });
 });

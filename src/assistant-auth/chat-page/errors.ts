@@ -2,7 +2,7 @@ import { defineErrors } from '../../core/errors.ts';
 
 export const chatPageErrors = defineErrors('assistant-auth/chat-page', {
   CHAT_ASSET_NOT_FOUND: [404, 'The chat page has no such file.'],
-  CHAT_SIGN_IN_FAILED: [401, 'The user name or password is not right.'],
+  CHAT_SIGN_IN_FAILED: [401, 'The user name or password is not right.', ['www-authenticate']],
   CHAT_DEVICE_REFUSED: [
     409,
     'The chat page cannot sign in as a device of this account: it is disabled there, or the account holds the most devices it may.',

@@ -124,7 +124,7 @@ export function chatPageRoutes(
         summary:
           'The chat page’s sign-in: a conversation token bound to the person, linked to their account.',
         description:
-          'The person’s pay-TV user name and password are checked by client-api, which opens a session of the chat page’s device (`chat-page`) in their account; their web identity is linked to the account they proved, resting on that session, and the new conversation is bound to it, so the assistant can act on their devices until that session is closed. Limited per client address with the anonymous tokens (CHAT_TOKEN_LIMIT), and by client-api’s sign-in throttling.',
+          'The person’s pay-TV user name and password are checked by client-api, which opens a session of the chat page’s device (`chat-page`) in their account; their web identity is linked to the account they proved, resting on that session, and the new conversation is bound to it, so the assistant can act on their devices until that session is closed. A wrong user name or password is 401 with a `Form` challenge. Limited per client address with the anonymous tokens (CHAT_TOKEN_LIMIT), and by client-api’s sign-in throttling.',
         tag: 'conversation channel',
         access: 'open',
         errors: [

@@ -1,6 +1,7 @@
 import { vouchingHeaders } from '../../core/api-keys/vouched-address.ts';
 import type { Config } from '../../core/config.ts';
 import { httpErrors } from '../../core/errors.ts';
+import { formChallenge } from '../../core/http/challenges.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import type { Audit } from '../audit.ts';
 import type { UserService } from '../users/service.ts';
@@ -63,7 +64,12 @@ export function createChatSignIn(
     if (answer.status === 403 || answer.status === 409) throw chatPageErrors.CHAT_DEVICE_REFUSED();
     const signedIn = answer.body;
     const sessionId = signedIn?.tokens?.sessionId;
-    if (answer.status !== 200 || !signedIn || !sessionId) throw chatPageErrors.CHAT_SIGN_IN_FAILED();
+    // The operation declares no security scheme (the credentials are the form's body), so the challenge every
+    // 401 carries is given here.
+    if (answer.status !== 200 || !signedIn || !sessionId)
+      throw chatPageErrors.CHAT_SIGN_IN_FAILED(undefined, {
+        headers: { 'www-authenticate': formChallenge() },
+      });
     const { platformUserId, accountNumber } = signedIn.user;
     // One assistant user per sign-in: nothing granted to an earlier sign-in (a delegated token the agents
     // keep) outlives it under the same assistantId.

@@ -6,6 +6,9 @@ interface SchemeChallenge {
   challenge(presented: boolean): string;
 }
 
+/** The protection space the family's challenges name (`realm="…"`) unless a service's document says another. */
+export const FAMILY_REALM = 'sintonia';
+
 /** The `WWW-Authenticate` value for a 401 of this request; undefined when its operation declares no scheme. */
 export type Challenger = (request: FastifyRequest) => string | undefined;
 
@@ -62,7 +65,7 @@ function declaredSchemes(document: Json): Json {
  * schemes of its `security` whose credential the request presented, or, when it presented none of them,
  * every scheme it takes.
  */
-export function challengerFor(document: Json, realm = 'sintonia'): Challenger {
+export function challengerFor(document: Json, realm = FAMILY_REALM): Challenger {
   const schemes = new Map<string, SchemeChallenge>();
   for (const [name, scheme] of Object.entries(declaredSchemes(document))) {
     const challenge = isObject(scheme) ? schemeChallenge(name, scheme, realm) : undefined;
@@ -78,6 +81,15 @@ export function challengerFor(document: Json, realm = 'sintonia'): Challenger {
     );
     return challenges.length > 0 ? [...new Set(challenges)].join(', ') : undefined;
   };
+}
+
+/**
+ * The challenge of a 401 for a user name and password sent in a sign-in form's body, which no security
+ * scheme of a document can describe: an auth-scheme of its own, `Form`, so that a browser posting the form
+ * shows no Basic dialog of its own over the page, and the 401 still names how to authenticate.
+ */
+export function formChallenge(realm = FAMILY_REALM): string {
+  return `Form realm="${realm}"`;
 }
 
 declare module 'fastify' {

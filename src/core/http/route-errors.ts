@@ -7,7 +7,7 @@ const documentedHeaders: Record<ErrorHeader, { name: string; type: string; descr
     name: 'WWW-Authenticate',
     type: 'string',
     description:
-      'The challenge of the credentials the operation takes: `Bearer realm="…"` (with `error="invalid_token"` when a token was sent), `Basic realm="…"`, or an API key under its security scheme’s name (`ApiKey realm="…"`).',
+      'The challenge of the credentials the operation takes: `Bearer realm="…"` (with `error="invalid_token"` when a token was sent), `Basic realm="…"`, an API key under its security scheme’s name (`ApiKey realm="…"`), or `Form realm="…"` for a user name and password in a sign-in form’s body.',
   },
   allow: { name: 'Allow', type: 'string', description: 'The methods this path has.' },
 };

@@ -44,7 +44,7 @@ export async function postgresStore(adminUrl: string | undefined): Promise<Bench
     throw new Error(
       'PostgreSQL server binaries not found under /usr/lib/postgresql: install them, or pass --database-url',
     );
-  const cluster = binaries ? await startPostgres(binaries) : undefined;
+  const cluster = binaries ? await startPostgres(binaries, { durable: true }) : undefined;
   const admin = adminUrl ?? cluster?.url ?? '';
   const [version] = await adminQuery<{ server_version: string }>(admin, 'show server_version');
   const created: string[] = [];

@@ -181,7 +181,7 @@ describe('ad info (AD_DECISION_URL)', () => {
     upstream = await startFakeSubsystem();
     fx = await accountsFixture({
       AD_DECISION_URL: `${upstream.url}/decide?v=2`,
-      SUBSYSTEM_TIMEOUT_MS: '300',
+      SUBSYSTEM_TIMEOUT_MS: '2000',
     });
     tv = await fx.signIn((await fx.account('ads-r')).email, 'tv-1');
   });

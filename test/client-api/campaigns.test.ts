@@ -109,7 +109,7 @@ describe('advertising contacts (CAMPAIGNS_URL)', () => {
 
   before(async () => {
     upstream = await startFakeSubsystem();
-    fx = await accountsFixture({ CAMPAIGNS_URL: `${upstream.url}/v2`, SUBSYSTEM_TIMEOUT_MS: '300' });
+    fx = await accountsFixture({ CAMPAIGNS_URL: `${upstream.url}/v2`, SUBSYSTEM_TIMEOUT_MS: '2000' });
     const a = await fx.account('camp-r');
     tv = await fx.signIn(a.email, 'tv-1');
   });

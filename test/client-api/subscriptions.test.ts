@@ -118,7 +118,7 @@ describe('subscriptions (SUBSCRIPTIONS_URL)', () => {
 
   before(async () => {
     upstream = await startFakeSubsystem();
-    fx = await accountsFixture({ SUBSCRIPTIONS_URL: upstream.url, SUBSYSTEM_TIMEOUT_MS: '300' });
+    fx = await accountsFixture({ SUBSCRIPTIONS_URL: upstream.url, SUBSYSTEM_TIMEOUT_MS: '2000' });
     a = await fx.signIn((await fx.account('sub-r')).email, 'tv-r');
   });
   after(async () => {

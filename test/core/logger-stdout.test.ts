@@ -37,10 +37,11 @@ const until = async (condition: () => boolean, ms: number) => {
 
 describe('service logs on stdout (written once per event-loop turn)', () => {
   it('a line is out while the process waits, without 16 KiB of lines behind it', async () => {
-    const run = runLogging(`logger.info({ n: 1 }, 'first');\nsetTimeout(() => {}, 20_000);`);
+    // The child waits far longer than a loaded machine takes to start it; it is killed once the line is in.
+    const run = runLogging(`logger.info({ n: 1 }, 'first');\nsetTimeout(() => {}, 300_000);`);
     try {
       assert.ok(
-        await until(() => run.lines.length === 1, 10_000),
+        await until(() => run.lines.length === 1, 120_000),
         'the line did not reach stdout while the process waited',
       );
       assert.equal(run.lines[0]?.msg, 'first');

@@ -40,6 +40,10 @@ export async function createTestCore(overrides: Env = {}): Promise<TestCore> {
     SINTONIA_DATA_DIR: dataDir,
     SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
     DATABASE_URL: databaseUrl,
+    // A ceiling for a loaded test machine, not production's 3 s: a call between the family's services (the
+    // agents to client-api, client-api to assistant-auth's keys) must not fail a test because the machine
+    // was busy. Tests of the timeout set their own.
+    SUBSYSTEM_TIMEOUT_MS: '30000',
     ...overrides,
   };
   const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));

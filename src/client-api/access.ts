@@ -13,9 +13,12 @@ export type Declaration = Parameters<typeof operation>[0] & {
   owner?: 'accountNumber' | 'userHash';
 };
 
-/** A route's access and document, to spread into its options: `app.get(url, { ...route(…) }, handler)`. */
+/** A route's guards and document, as its options: `app.get(url, route(…), handler)` or `{ ...route(…) }`. */
 export interface AccessRoute<S> {
+  /** Who calls: their credentials, and their kind (operator, person). */
   onRequest: Array<Guard | SyncGuard>;
+  /** Whose resource it is: the owner path parameter, once validated. */
+  preHandler: SyncGuard[];
   schema: S;
 }
 
@@ -38,8 +41,9 @@ function checked(declaration: Declaration, schema: RouteSchema): void {
 
 /**
  * The one place where a client API operation's access is turned into both its API document entry and
- * its guards, so the access a route documents is the access it checks. Every guard runs at onRequest:
- * a refusal (401, then 403) comes before anything else about the request is looked at.
+ * its guards, so the access a route documents is the access it checks. The credentials are checked at
+ * onRequest, before anything else about the request is looked at (401, or 403 for the wrong kind); the
+ * owner once the path is validated, so a malformed path is 400 whoever calls (then 403 for another's).
  */
 export function createAccess(guards: Guards) {
   const byKind: Record<CredentialKind, Array<Guard | SyncGuard>> = {
@@ -60,7 +64,8 @@ export function createAccess(guards: Guards) {
     route<S extends RouteSchema>({ owner, ...header }: Declaration, schema: S): AccessRoute<S> {
       checked({ owner, ...header }, schema);
       return {
-        onRequest: [...byKind[header.security], ...(owner ? [ownedBy[owner]] : [])],
+        onRequest: [...byKind[header.security]],
+        preHandler: owner ? [ownedBy[owner]] : [],
         schema: operation(header, schema),
       };
     },

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import type { Core } from '../core/core.ts';
 import { coreRetentionRules, retentionJob } from '../core/db/retention.ts';
+import { createAccess } from './access.ts';
 import { createAccountRepository } from './accounts/repository.ts';
 import { createAccountService } from './accounts/service.ts';
 import { USER_HASH_KEY_PURPOSE } from './accounts/user-hash.ts';
@@ -96,6 +97,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     users: repositories.users,
     accounts: repositories.accounts,
     devices: repositories.devices,
+    sessions: repositories.sessions,
     guesses: createAttemptThrottle(
       {
         perName: config.USER_CODE_MAX_FAILURES,
@@ -125,14 +127,17 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
       config,
       core.logger.child({ component: 'retention' }),
     ),
-    guards: createGuards({
-      keys: signingKeys,
-      apiKeys: core.apiKeys,
-      gate,
-      delegated: createDelegatedTokens(core),
-      deviceRequestLimit: config.CLIENT_API_DEVICE_REQUEST_LIMIT,
-      requestLimitWindowSeconds: config.REQUEST_LIMIT_WINDOW,
-    }),
+    // Routes get their guards through their declarations only (access.ts).
+    access: createAccess(
+      createGuards({
+        keys: signingKeys,
+        apiKeys: core.apiKeys,
+        gate,
+        delegated: createDelegatedTokens(core),
+        deviceRequestLimit: config.CLIENT_API_DEVICE_REQUEST_LIMIT,
+        requestLimitWindowSeconds: config.REQUEST_LIMIT_WINDOW,
+      }),
+    ),
     accounts: accountService,
     users: createUserService(repositories.accounts, repositories.users),
     devices: createDeviceService(config, accountService, repositories.devices, repositories.sessions),

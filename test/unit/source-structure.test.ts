@@ -103,3 +103,39 @@ describe('the files of src/', () => {
     assert.deepEqual(long, []);
   });
 });
+
+/**
+ * Client API access is declared once per operation, in `access.route()` (src/client-api/access.ts), which
+ * makes both the operation's document entry and its guards: no other file of src/client-api attaches a
+ * guard by hand or builds an operation's document without its guards.
+ */
+const clientApiDir = join(root, 'src', 'client-api');
+const accessModules = new Set(
+  ['access.ts', join('auth', 'guards.ts')].map((file) => join(clientApiDir, file)),
+);
+const namesAGuard = (text: string) =>
+  /\b(guards\.authenticate|requireAccount|requireUserHash|requireOperator|requirePerson)\b/.test(text);
+const importsOperation = (text: string) =>
+  /import\s*\{[^}]*\boperation\b[^}]*\}\s*from\s*'[./]*openapi\.ts'/.test(text);
+
+describe('client-api access', () => {
+  const others = files.filter((file) => file.startsWith(`${clientApiDir}/`) && !accessModules.has(file));
+
+  it('is enforced only where it is declared: no other file names a guard or builds an operation', () => {
+    assert.ok(others.length > 50, 'the files of src/client-api are read');
+    const offenders = others
+      .filter((file) => {
+        const text = readFileSync(file, 'utf8');
+        return namesAGuard(text) || importsOperation(text);
+      })
+      .map((file) => relative(root, file));
+    assert.deepEqual(offenders, [], 'declare access with access.route() (src/client-api/access.ts)');
+  });
+
+  it('finds a guard attached by hand, and an operation built by hand', () => {
+    assert.ok(namesAGuard("onRequest: [guards.authenticate, guards.requireAccount('accountNumber')]"));
+    assert.ok(namesAGuard("preHandler: guards.requireUserHash('userHash')"));
+    assert.ok(importsOperation("import { operation } from '../openapi.ts';"));
+    assert.ok(!importsOperation("import { clientApiOpenApi } from './openapi.ts';"));
+  });
+});

@@ -19,7 +19,7 @@ export const basicRefusals = {
   CREDENTIALS_INVALID: authenticationErrors.CREDENTIALS_INVALID,
 };
 
-/** The device-or-operator check (`guards.authenticate`) and the access checks after it. */
+/** The token-or-key check (guards.ts's `authenticate`) and the access checks after it (access.ts). */
 const tokenOrKey = [
   bearerRefusals.CREDENTIALS_MISSING,
   bearerRefusals.TOKEN_INVALID,

@@ -32,6 +32,8 @@ export interface Guards {
   requireUserHash(param: string): SyncGuard;
   /** Operator keys only. */
   requireOperator: SyncGuard;
+  /** A person's token only (a device's, or the assistant's for its linked person): operator keys are refused. */
+  requirePerson: SyncGuard;
 }
 
 export interface GuardDependencies {
@@ -193,6 +195,13 @@ export function createGuards(dependencies: GuardDependencies): Guards {
     requireOperator(request, _reply, done) {
       if (principalOf(request).kind !== 'operator') {
         throw authErrors.ACCESS_DENIED('This operation is for operators (backoffice keys) only.');
+      }
+      done();
+    },
+
+    requirePerson(request, _reply, done) {
+      if (principalOf(request).kind === 'operator') {
+        throw authErrors.ACCESS_DENIED('Only a person signed in to the account may call this operation.');
       }
       done();
     },

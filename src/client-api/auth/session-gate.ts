@@ -9,8 +9,8 @@ export interface SessionRef {
 /**
  * How a device token's session is checked, in one place: open (not closed) and not idle for longer than
  * the idle timeout, else 401 TOKEN_INVALID; its last use recorded at most every TOUCH_RESOLUTION_MS. The
- * guard (guards.authenticate) runs it for every device token before anything else about the request, so
- * no route and no repository has a session check of its own to forget.
+ * guards' `authenticate` runs it for every device token before anything else about the request, so no
+ * route and no repository has a session check of its own to forget.
  */
 export interface SessionGate {
   check(session: SessionRef): Promise<void>;

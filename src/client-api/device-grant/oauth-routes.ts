@@ -7,7 +7,7 @@ import { type App, typed } from '../../core/http/service-app.ts';
 import type { ClientApi } from '../composition.ts';
 import { deviceGrantErrors, oauthErrorCode } from './errors.ts';
 import { readForm } from './form-body.ts';
-import { verificationPageRoutes } from './page-routes.ts';
+import { type PageDeps, verificationPageRoutes } from './page-routes.ts';
 import {
   AuthorizationServerMetadata,
   DeviceAuthorizationRequest,
@@ -107,7 +107,7 @@ const e = deviceGrantErrors;
  * The authorization server of the TV sign-in, under the base path in a scope of its own: OAuth speaks
  * form bodies and its own error body, not the client API's media types (docs/decisions.md).
  */
-export async function deviceGrantOAuthRoutes(instance: App, api: ClientApi): Promise<void> {
+export async function deviceGrantOAuthRoutes(instance: App, api: PageDeps): Promise<void> {
   const scope = typed(instance);
   const { deviceGrants, core } = api;
   acceptForms(scope);
@@ -169,7 +169,10 @@ export async function deviceGrantOAuthRoutes(instance: App, api: ClientApi): Pro
 }
 
 /** RFC 8414 metadata at the root path, for OAuth clients to discover the endpoints. */
-export function authorizationServerMetadataRoute(app: App, { deviceGrants }: ClientApi): void {
+export function authorizationServerMetadataRoute(
+  app: App,
+  { deviceGrants }: Pick<ClientApi, 'deviceGrants'>,
+): void {
   app.get(
     '/.well-known/oauth-authorization-server',
     { schema: { hide: true, response: { 200: AuthorizationServerMetadata } } },

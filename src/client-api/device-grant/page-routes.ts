@@ -63,7 +63,12 @@ function wordsFor(language: PageLanguage, error: ProblemError): string {
  * (the sign-in's own throttled check), sees which device will be signed in to which account, and signs
  * it in or refuses it. Two steps, no session: the second carries a signed ticket (page-ticket.ts).
  */
-export function verificationPageRoutes(scope: App, { deviceGrants, auth, core }: ClientApi): void {
+/** What the page uses: the grants, the password check, and the base path, a key and the API keys of the core. */
+export type PageDeps = Pick<ClientApi, 'deviceGrants' | 'auth'> & {
+  core: Pick<ClientApi['core'], 'config' | 'key' | 'apiKeys'>;
+};
+
+export function verificationPageRoutes(scope: App, { deviceGrants, auth, core }: PageDeps): void {
   const action = `${core.config.CLIENT_API_BASE_PATH}/device`;
   const decisionAction = `${action}/decision`;
   const ticketKey = core.key(PAGE_TICKET_KEY_PURPOSE);

@@ -9,7 +9,9 @@ import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { AuthService } from '../auth/service.ts';
 import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
+import type { SessionRepository } from '../sessions/repository.ts';
 import type { UserRepository } from '../users/repository.ts';
+import { type Approver, createApproverOf } from './approvers.ts';
 import { deviceCodeHash, newDeviceCode, newUserCode, normalizeUserCode } from './codes.ts';
 import { deviceGrantErrors } from './errors.ts';
 import { createGrantBounds } from './grant-bounds.ts';
@@ -34,17 +36,6 @@ type Settings = Pick<
   | 'CLIENT_API_BASE_PATH'
 >;
 
-/** Who approves or denies a TV sign-in: a user of an account, and where (page, device, assistant). */
-export interface Approver {
-  accountNumber: string;
-  platformUserId: string;
-  /** The name wrong codes are counted under (a user, an assistant user). */
-  person: string;
-  /** The address wrong codes are counted under. */
-  address: string;
-  via: 'page' | 'device' | 'assistant';
-}
-
 export interface DeviceGrantDeps {
   config: Settings;
   grants: DeviceGrantRepository;
@@ -52,6 +43,7 @@ export interface DeviceGrantDeps {
   users: UserRepository;
   accounts: AccountRepository;
   devices: DeviceRepository;
+  sessions: SessionRepository;
   /** Wrong user codes per person and per address. */
   guesses: LoginThrottle;
   /** Keys the user codes' and addresses' hashes. */
@@ -262,6 +254,9 @@ export function createDeviceGrantService(deps: DeviceGrantDeps) {
         status: approved ? ('approved' as const) : ('denied' as const),
       };
     },
+
+    /** Who decides a sign-in through the client API: a device's user or the assistant's person (approvers.ts). */
+    approverOf: createApproverOf(deps),
 
     /** What a person is shown of a sign-in before deciding it (sign-in-view.ts). */
     view: signInView,

@@ -1,14 +1,13 @@
 import type { App } from '../../core/http/service-app.ts';
 import { authenticationErrors } from '../auth/errors.ts';
 import type { ClientApi } from '../composition.ts';
-import { operation } from '../openapi.ts';
 import { userErrors } from '../users/errors.ts';
 import { ratingErrors } from './errors.ts';
 import { ratingParams, ratingQuery, ratingSchema } from './schemas.ts';
 
 const tag = 'ratings';
 
-export function ratingRoutes(app: App, { guards, ratings }: ClientApi): void {
+export function ratingRoutes(app: App, { access, ratings }: Pick<ClientApi, 'access' | 'ratings'>): void {
   // The contract names the operation twice, as PUT and as POST.
   for (const [method, id] of [
     ['PUT', 'AccountManagement_SetUserRatingAsync'],
@@ -17,8 +16,7 @@ export function ratingRoutes(app: App, { guards, ratings }: ClientApi): void {
     app.route({
       method,
       url: '/:deviceClass/contents/:module/:contentId/ratings/:rating',
-      onRequest: [guards.authenticate],
-      schema: operation(
+      ...access.route(
         {
           id,
           code: 'SET_RATING',

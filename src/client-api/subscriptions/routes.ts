@@ -2,7 +2,6 @@ import { subsystemErrors } from '../../core/errors.ts';
 import type { App } from '../../core/http/service-app.ts';
 import { authenticationErrors } from '../auth/errors.ts';
 import type { ClientApi } from '../composition.ts';
-import { operation } from '../openapi.ts';
 import { userErrors } from '../users/errors.ts';
 import { subscriptionErrors } from './errors.ts';
 import {
@@ -15,7 +14,10 @@ import {
 
 const tag = 'subscriptions';
 
-export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientApi): void {
+export function subscriptionRoutes(
+  app: App,
+  { access, subscriptions }: Pick<ClientApi, 'access' | 'subscriptions'>,
+): void {
   // The contract's path is …/subscriptions/{codPersona};{codOferta}/dth/enabled: one segment, split here.
   app.post(
     '/:deviceClass/users/:platformUserId/subscriptions/:offer/dth/enabled',
@@ -26,8 +28,7 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
           params: upgradeDocumentParams,
         },
       },
-      onRequest: [guards.authenticate],
-      schema: operation(
+      ...access.route(
         {
           id: 'AccountManagement_UpgradeUserAsync',
           description:
@@ -61,9 +62,7 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
     {
       // HEAD routes are left out of the document unless asked for.
       config: { swagger: { exposeHeadRoute: true } },
-      onRequest: [guards.authenticate],
-      preHandler: [guards.requireAccount('accountNumber')],
-      schema: operation(
+      ...access.route(
         {
           id: 'AccountManagement_CheckHomeZoneSubscriptionAsync',
           description:
@@ -72,6 +71,7 @@ export function subscriptionRoutes(app: App, { guards, subscriptions }: ClientAp
           summary: 'Whether the account holds a home-zone subscription: 204 yes, 404 no (no body: HEAD).',
           tag,
           security: 'deviceOrOperator',
+          owner: 'accountNumber',
           errors: [subscriptionErrors.HOMEZONE_NOT_SUBSCRIBED, subsystemErrors.SUBSYSTEM_ERROR],
         },
         {

@@ -56,7 +56,7 @@ describe('client-api sign-in: …/users/authenticate', () => {
       assert.equal(device.statusCode, 404);
     });
 
-    it('401 CREDENTIALS_INVALID for a wrong password or an unknown user (same answer)', async () => {
+    it('401 CREDENTIALS_INVALID for a wrong password or an unknown user (same answer), naming the form as the way in', async () => {
       const wrong = await authenticate({
         username: 'auth-1@example.test',
         password: 'nope',
@@ -69,6 +69,7 @@ describe('client-api sign-in: …/users/authenticate', () => {
       });
       for (const response of [wrong, unknown]) {
         assert.equal(response.statusCode, 401);
+        assert.equal(response.headers['www-authenticate'], 'Form realm="sintonia"');
         assert.deepEqual(response.json(), {
           code: 'UNAUTHORIZED',
           message: 'The user name or password is wrong.',

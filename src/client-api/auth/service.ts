@@ -1,4 +1,5 @@
 import type { Config } from '../../core/config.ts';
+import { formChallenge } from '../../core/http/challenges.ts';
 import { deviceErrors } from '../devices/errors.ts';
 import type { DeviceRepository } from '../devices/repository.ts';
 import { DEVICE_NAME_MAX_LENGTH } from '../devices/schemas.ts';
@@ -18,6 +19,10 @@ import {
   sameHash,
   signAccessToken,
 } from './tokens.ts';
+
+/** A wrong user name or password sent in a body: 401 naming the form as the way in (every 401 has a challenge). */
+const wrongPassword = () =>
+  authenticationErrors.CREDENTIALS_INVALID(undefined, { headers: { 'www-authenticate': formChallenge() } });
 
 type Settings = Pick<
   Config,
@@ -199,7 +204,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       clientAddress: string,
     ) {
       const user = await userWith(credential.username, credential.password, clientAddress);
-      if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
+      if (!user) throw wrongPassword();
       if (authOnly) return { user };
       return { user, tokens: await openSession(user, deviceClass, credential, qspVersion) };
     },
@@ -210,7 +215,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
      */
     async checkCredentials(username: string, password: string, clientAddress: string): Promise<UserRecord> {
       const user = await userWith(username, password, clientAddress);
-      if (!user) throw authenticationErrors.CREDENTIALS_INVALID();
+      if (!user) throw wrongPassword();
       return user;
     },
 

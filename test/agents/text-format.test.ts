@@ -11,6 +11,7 @@ import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { createTestCore, suiteApp, type TestCore } from '../helpers/harness.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
 import { completion, type ModelServer, startModelServer } from './helpers/model-server.ts';
+import { postAgent } from './helpers/post-agent.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 /** A device name anyone who signs a device in may choose. */
@@ -173,24 +174,14 @@ describe('the agents server says each answer’s textFormat, in invoke and in ev
   };
 
   it('invoke: the assistant’s answer is plain, with the file’s name as sent', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload,
-    });
+    const response = await postAgent(agents, '/agents/assistant/invoke', payload);
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().textFormat, 'plain');
     assert.equal(response.json().output, `I received your file ${name} (100 bytes).`);
   });
 
   it('stream: every chunk and the done event say plain', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/stream',
-      headers: agents.headers,
-      payload,
-    });
+    const response = await postAgent(agents, '/agents/assistant/stream', payload);
     assert.equal(response.statusCode, 200, response.body);
     const events = parseEvents(response.body);
     const chunks = events.filter((event) => event.event === 'chunk');

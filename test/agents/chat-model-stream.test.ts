@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { suiteChatApp, TIMEOUT_MS } from './helpers/chat-app.ts';
 import { streamChunk } from './helpers/model-server.ts';
+import { postAgent } from './helpers/post-agent.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
@@ -15,12 +16,7 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
       response.write(streamChunk(': the derby.'));
       response.end('data: [DONE]\n\n');
     });
-    const response = await chat.app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers: chat.headers,
-      payload: { input: 'What is on?' },
-    });
+    const response = await postAgent(chat, '/agents/chat/stream', { input: 'What is on?' });
     assert.equal(response.statusCode, 200);
     assert.equal(chat.model.requests.at(-1)?.body.stream, true);
     assert.deepEqual(parseEvents(response.body), [
@@ -32,12 +28,7 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
 
   it('a stream refused before it began is a plain 429 with Retry-After', async () => {
     chat.model.handle((_request, response) => response.writeHead(429, { 'retry-after': '7' }).end());
-    const response = await chat.app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers: chat.headers,
-      payload: { input: 'hi' },
-    });
+    const response = await postAgent(chat, '/agents/chat/stream', { input: 'hi' });
     assert.equal(response.statusCode, 429);
     assert.equal(response.headers['retry-after'], '7');
     assert.match(String(response.headers['content-type']), /^application\/json/);
@@ -49,12 +40,7 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(streamChunk('Tonight'), () => setTimeout(() => response.destroy(), 20));
     });
-    const response = await chat.app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers: chat.headers,
-      payload: { input: 'hi' },
-    });
+    const response = await postAgent(chat, '/agents/chat/stream', { input: 'hi' });
     const events = parseEvents(response.body);
     assert.deepEqual(events[0], { event: 'chunk', data: { text: 'Tonight', textFormat: 'markdown' } });
     assert.equal(events.length, 2);
@@ -71,12 +57,7 @@ describe('chat agent over an OpenAI-compatible endpoint: stream', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(streamChunk('Tonight'));
     });
-    const response = await chat.app.inject({
-      method: 'POST',
-      url: '/agents/chat/stream',
-      headers: chat.headers,
-      payload: { input: 'hi' },
-    });
+    const response = await postAgent(chat, '/agents/chat/stream', { input: 'hi' });
     const events = parseEvents(response.body);
     assert.equal(events.at(-1)?.event, 'error');
     assert.match(

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { AgentTurn } from '../../src/agents/agent.ts';
 import { agentChunks } from '../../src/agents/agent.ts';
 import { createChatAgent } from '../../src/agents/chat/chat-agent.ts';
 import { createModelClient } from '../../src/agents/chat/model-client.ts';
 import type { AccountClient, AccountDevice } from '../../src/agents/tools/account-client.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
-import { type ModelRequest, type ModelServer, startModelServer } from './helpers/model-server.ts';
+import { type ModelRequest, type ModelServer, suiteCoreAndModel } from './helpers/model-server.ts';
 
 /** A scripted model turn: text, or tool calls ({ name, arguments as JSON text }). */
 type Scripted = { text: string } | { calls: Array<{ name: string; arguments: string }> };
@@ -82,25 +81,16 @@ function answerWith(model: ModelServer, script: Scripted[]) {
 }
 
 describe('the chat agent’s account tools through the OpenAI tools API', () => {
-  let core: TestCore;
-  let model: ModelServer;
-  before(async () => {
-    core = await createTestCore();
-    model = await startModelServer();
-  });
-  after(async () => {
-    await model.close();
-    await core.dispose();
-  });
+  const fx = suiteCoreAndModel();
   beforeEach(() => {
-    model.requests.length = 0;
+    fx.model.requests.length = 0;
   });
 
   const agentFor = (client: AccountClient) =>
     createChatAgent(
-      createModelClient({ baseUrl: model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
+      createModelClient({ baseUrl: fx.model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
       'scripted',
-      { client, confirmations: createConfirmations(core) },
+      { client, confirmations: createConfirmations(fx.core) },
     );
   const turn = (input: string, speaker: string, conversationId: string): AgentTurn => ({
     input,
@@ -118,15 +108,15 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
     };
     const mode = streamed ? 'streamed' : 'not streamed';
 
-    it(`${mode}: runs a read-only tool and gives its result back to the model, which answers`, async () => {
+    it(`${mode}: runs a read-only tool and gives its result back to the fx.model, which answers`, async () => {
       const { client } = memoryAccounts();
-      answerWith(model, [
+      answerWith(fx.model, [
         { calls: [{ name: 'list_devices', arguments: '{}' }] },
         { text: 'You have a Bedroom TV and a Living room TV.' },
       ]);
       const answer = await run(agentFor(client), turn('what devices do I have?', randomUUID(), randomUUID()));
       assert.equal(answer.output, 'You have a Bedroom TV and a Living room TV.');
-      const [first, second] = model.requests as Array<
+      const [first, second] = fx.model.requests as Array<
         ModelRequest & { body: { tools?: Array<{ function: { name: string } }> } }
       >;
       assert.deepEqual(
@@ -159,12 +149,12 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       );
     });
 
-    it(`${mode}: a change the model asks for becomes a confirmation; only the person’s yes runs it, once`, async () => {
+    it(`${mode}: a change the fx.model asks for becomes a confirmation; only the person’s yes runs it, once`, async () => {
       const { client, ran } = memoryAccounts();
       const agent = agentFor(client);
       const speaker = randomUUID();
       const conversation = randomUUID();
-      answerWith(model, [{ calls: [{ name: 'sign_out_device', arguments: '{"device":"bedroom"}' }] }]);
+      answerWith(fx.model, [{ calls: [{ name: 'sign_out_device', arguments: '{"device":"bedroom"}' }] }]);
       const asked = await run(agent, turn('sign the bedroom tv out please', speaker, conversation));
       assert.match(asked.output, /sign «Bedroom TV» out/);
       if (!streamed) {
@@ -176,11 +166,11 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
         );
       }
       assert.deepEqual(ran, []);
-      const calls = model.requests.length;
+      const calls = fx.model.requests.length;
       const done = await run(agent, turn('yes', speaker, conversation));
       assert.match(done.output, /Bedroom TV/);
       assert.deepEqual(ran, ['sign-out mp-1']);
-      assert.equal(model.requests.length, calls, 'the yes is settled without the model');
+      assert.equal(fx.model.requests.length, calls, 'the yes is settled without the fx.model');
       const again = await run(agent, turn('yes', speaker, conversation));
       assert.match(again.output, /nothing waiting/);
       assert.deepEqual(ran, ['sign-out mp-1']);
@@ -191,7 +181,7 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       const agent = agentFor(client);
       const speaker = randomUUID();
       const conversation = randomUUID();
-      answerWith(model, [
+      answerWith(fx.model, [
         { calls: [{ name: 'rename_device', arguments: '{"device":"living room tv","name":"Salón"}' }] },
         { calls: [{ name: 'set_device_enabled', arguments: '{"device":"bedroom tv","enabled":false}' }] },
         { text: 'The guide is on channel 0.' },
@@ -206,9 +196,9 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       assert.deepEqual(ran, []);
     });
 
-    it(`${mode}: an unknown tool or malformed arguments go back to the model as errors; nothing runs`, async () => {
+    it(`${mode}: an unknown tool or malformed arguments go back to the fx.model as errors; nothing runs`, async () => {
       const { client, ran } = memoryAccounts();
-      answerWith(model, [
+      answerWith(fx.model, [
         {
           calls: [
             { name: 'delete_account', arguments: '{}' },
@@ -220,7 +210,7 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       ]);
       const answer = await run(agentFor(client), turn('do something odd', randomUUID(), randomUUID()));
       assert.equal(answer.output, 'Sorry, I could not do that.');
-      const messages = model.requests[1]?.body.messages as Array<{ role: string; content: string }>;
+      const messages = fx.model.requests[1]?.body.messages as Array<{ role: string; content: string }>;
       const results = messages
         .filter((message) => message.role === 'tool')
         .map((message) => JSON.parse(message.content).status);
@@ -228,10 +218,10 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
       assert.deepEqual(ran, []);
     });
 
-    it(`${mode}: a model that never stops calling tools is a 502 AGENT_MODEL_ERROR`, async () => {
+    it(`${mode}: a fx.model that never stops calling tools is a 502 AGENT_MODEL_ERROR`, async () => {
       const { client } = memoryAccounts();
       answerWith(
-        model,
+        fx.model,
         Array.from({ length: 10 }, () => ({ calls: [{ name: 'whats_playing', arguments: '{}' }] })),
       );
       await assert.rejects(
@@ -246,16 +236,16 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
   }
 
   it('offers no tools to an anonymous person, and tells an unlinked one how to link', async () => {
-    answerWith(model, [{ text: 'Hello!' }]);
+    answerWith(fx.model, [{ text: 'Hello!' }]);
     const agent = agentFor(memoryAccounts().client);
     await agent.invoke({ input: 'hello', signal: new AbortController().signal });
-    const first = model.requests[0];
-    assert.ok(first, 'the model was asked');
+    const first = fx.model.requests[0];
+    assert.ok(first, 'the fx.model was asked');
     assert.equal((first.body as { tools?: unknown }).tools, undefined);
     const unlinked = agentFor(memoryAccounts(false).client);
-    const calls = model.requests.length;
+    const calls = fx.model.requests.length;
     const answer = await unlinked.invoke(turn('what devices do I have?', randomUUID(), randomUUID()));
     assert.match(answer.output, /account linked/);
-    assert.equal(model.requests.length, calls, 'no account data, no model call');
+    assert.equal(fx.model.requests.length, calls, 'no account data, no fx.model call');
   });
 });

@@ -2,41 +2,35 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Type from 'typebox';
 import { agentProblemPolicy } from '../../src/agents/error-policy.ts';
-import {
-  AgentBaseException,
-  AgentConfigException,
-  AgentExecutionException,
-  AgentExternalServiceException,
-  AgentModelError,
-  AgentNotFoundException,
-  AgentRateLimitError,
-  AgentValidationException,
-} from '../../src/agents/exceptions.ts';
+import * as exceptions from '../../src/agents/exceptions.ts';
 import { problemHandler } from '../../src/core/http/error-handler.ts';
 import { withErrors } from '../../src/core/http/route-errors.ts';
 import { type App, buildServiceApp, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
 import { capturingLogger, createTestCore, type TestCore } from '../helpers/harness.ts';
 
 const raisers: Record<string, () => Error> = {
-  base: () => new AgentBaseException(),
-  'not-found': () => new AgentNotFoundException('No agent is named ghost.'),
-  config: () => new AgentConfigException(),
-  validation: () => new AgentValidationException('The input is empty.'),
-  execution: () => new AgentExecutionException(undefined, { detail: 'The guide tool failed.' }),
+  base: () => new exceptions.AgentBaseException(),
+  'not-found': () => new exceptions.AgentNotFoundException('No agent is named ghost.'),
+  config: () => new exceptions.AgentConfigException(),
+  validation: () => new exceptions.AgentValidationException('The input is empty.'),
+  execution: () => new exceptions.AgentExecutionException(undefined, { detail: 'The guide tool failed.' }),
   external: () =>
-    new AgentExternalServiceException('Search failed.', {
+    new exceptions.AgentExternalServiceException('Search failed.', {
       service_error_code: 'E503',
       service_name: 'search',
     }),
   model: () =>
-    new AgentModelError(undefined, { service_error_code: 'server_error', service_name: 'api.example' }),
+    new exceptions.AgentModelError(undefined, {
+      service_error_code: 'server_error',
+      service_name: 'api.example',
+    }),
   'rate-limit': () =>
-    new AgentRateLimitError('Too fast.', {
+    new exceptions.AgentRateLimitError('Too fast.', {
       retry_after: '7',
       service_error_code: 'rate_limit_exceeded',
       service_name: 'api.example',
     }),
-  custom: () => new AgentConfigException('Missing tool.', { error_code: 'AGENT_TOOL_MISSING' }),
+  custom: () => new exceptions.AgentConfigException('Missing tool.', { error_code: 'AGENT_TOOL_MISSING' }),
   unexpected: () => new Error('SELECT secret FROM internals'),
 };
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { suiteApp } from '../helpers/harness.ts';
+import { postAgent } from './helpers/post-agent.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 describe('agents routes', () => {
@@ -68,11 +69,9 @@ describe('agents routes', () => {
   });
 
   it('invokes the assistant: JSON in, JSON out, conversationId echoed', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload: { input: '¿Cómo grabo una serie?', conversationId: 'conv-1' },
+    const response = await postAgent(agents, '/agents/assistant/invoke', {
+      input: '¿Cómo grabo una serie?',
+      conversationId: 'conv-1',
     });
     assert.equal(response.statusCode, 200);
     const body = response.json();
@@ -82,11 +81,9 @@ describe('agents routes', () => {
   });
 
   it('lists both bad fields of an invoke body', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload: { input: '', conversationId: 'not a valid id!' },
+    const response = await postAgent(agents, '/agents/assistant/invoke', {
+      input: '',
+      conversationId: 'not a valid id!',
     });
     assert.equal(response.statusCode, 400);
     const body = response.json();
@@ -102,11 +99,8 @@ describe('agents routes', () => {
   });
 
   it('lists a missing input and a wrong type together', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload: { conversationId: { nested: true } },
+    const response = await postAgent(agents, '/agents/assistant/invoke', {
+      conversationId: { nested: true },
     });
     assert.equal(response.statusCode, 400);
     assert.deepEqual(
@@ -116,12 +110,7 @@ describe('agents routes', () => {
   });
 
   it('answers an oversize body with 413 and a body that is not JSON with 415', async () => {
-    const large = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload: { input: 'x'.repeat(70_000) },
-    });
+    const large = await postAgent(agents, '/agents/assistant/invoke', { input: 'x'.repeat(70_000) });
     assert.equal(large.statusCode, 413);
     assert.equal(large.json().errors[0].type, 'BODY_TOO_LARGE');
     const text = await agents.app.inject({
@@ -135,12 +124,7 @@ describe('agents routes', () => {
   });
 
   it('answers a whitespace-only input with 400 AGENT_VALIDATION_ERROR from the agent', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload: { input: '   ' },
-    });
+    const response = await postAgent(agents, '/agents/assistant/invoke', { input: '   ' });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().errors[0].type, 'AGENT_VALIDATION_ERROR');
   });

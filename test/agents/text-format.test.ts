@@ -10,7 +10,8 @@ import type { AccountClient, AccountDevice } from '../../src/agents/tools/accoun
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { createTestCore, suiteApp, type TestCore } from '../helpers/harness.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
-import { completion, type ModelServer, startModelServer } from './helpers/model-server.ts';
+import { completion, suiteCoreAndModel } from './helpers/model-server.ts';
+import { postAgent } from './helpers/post-agent.ts';
 import { parseEvents } from './helpers/sse.ts';
 
 /** A device name anyone who signs a device in may choose. */
@@ -91,57 +92,48 @@ describe('the rule-based assistant says what a person or a device controls word 
 });
 
 describe('the chat agent: a person’s turns are plain text, an anonymous one keeps the model’s markdown', () => {
-  let core: TestCore;
-  let model: ModelServer;
-  before(async () => {
-    core = await createTestCore();
-    model = await startModelServer();
-  });
-  after(async () => {
-    await model.close();
-    await core.dispose();
-  });
+  const fx = suiteCoreAndModel();
 
   const agent = () =>
     createChatAgent(
-      createModelClient({ baseUrl: model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
+      createModelClient({ baseUrl: fx.model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
       'scripted',
-      linkedAccounts(core),
+      linkedAccounts(fx.core),
     );
 
-  it('marks a person’s turn plain and tells the model so; an anonymous turn is markdown', async () => {
-    model.handle((_request, response) => {
+  it('marks a person’s turn plain and tells the fx.model so; an anonymous turn is markdown', async () => {
+    fx.model.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end(completion('The guide is on 0.'));
     });
     const chat = agent();
     const person = personTurn('where is the guide?');
     await chat.invoke(person);
     assert.equal(chat.textFormat?.(person), 'plain');
-    const system = model.requests.at(-1)?.body.messages?.find((message) => message.role === 'system');
+    const system = fx.model.requests.at(-1)?.body.messages?.find((message) => message.role === 'system');
     assert.match(system?.content ?? '', /plain text without markdown/);
 
     const anonymous = anonymousTurn('where is the guide?');
     await chat.invoke(anonymous);
     assert.equal(chat.textFormat?.(anonymous), 'markdown');
-    const anonymousSystem = model.requests
+    const anonymousSystem = fx.model.requests
       .at(-1)
       ?.body.messages?.find((message) => message.role === 'system');
     assert.doesNotMatch(anonymousSystem?.content ?? '', /plain text/);
     // Built without account access, no turn can quote account data.
     const bare = createChatAgent(
-      createModelClient({ baseUrl: model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
+      createModelClient({ baseUrl: fx.model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
       'scripted',
     );
     assert.equal(bare.textFormat?.(person), 'markdown');
   });
 
-  it('asks to confirm a change the model wants in words that quote the device and the new name as they are', async () => {
+  it('asks to confirm a change the fx.model wants in words that quote the device and the new name as they are', async () => {
     const call = {
       id: 'call_1',
       type: 'function',
       function: { name: 'rename_device', arguments: JSON.stringify({ device: 'mp-1', name: TYPED }) },
     };
-    model.handle((request, response) => {
+    fx.model.handle((request, response) => {
       if (request.body.stream) {
         const delta = { tool_calls: [{ index: 0, ...call }] };
         response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -173,24 +165,14 @@ describe('the agents server says each answer’s textFormat, in invoke and in ev
   };
 
   it('invoke: the assistant’s answer is plain, with the file’s name as sent', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/invoke',
-      headers: agents.headers,
-      payload,
-    });
+    const response = await postAgent(agents, '/agents/assistant/invoke', payload);
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.json().textFormat, 'plain');
     assert.equal(response.json().output, `I received your file ${name} (100 bytes).`);
   });
 
   it('stream: every chunk and the done event say plain', async () => {
-    const response = await agents.app.inject({
-      method: 'POST',
-      url: '/agents/assistant/stream',
-      headers: agents.headers,
-      payload,
-    });
+    const response = await postAgent(agents, '/agents/assistant/stream', payload);
     assert.equal(response.statusCode, 200, response.body);
     const events = parseEvents(response.body);
     const chunks = events.filter((event) => event.event === 'chunk');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   createCallbackParams,
   gatewayCallbackKey,
@@ -13,67 +13,64 @@ import { userErrors } from '../../src/assistant-auth/users/errors.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { openCore } from '../../src/core/core.ts';
 import { httpErrors } from '../../src/core/errors.ts';
-import type { App } from '../../src/core/http/service-app.ts';
 import { buildServiceApp } from '../../src/core/http/service-app.ts';
-import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { createTestApp, suiteApp } from '../helpers/harness.ts';
 
 const link = (data: string) => `/users/assistantid/integrated?data=${encodeURIComponent(data)}`;
 const unlink = (data: string) => `/users/assistantid/integrated/logout?data=${encodeURIComponent(data)}`;
 const errorType = (body: string) => (JSON.parse(body) as { errors: Array<{ type: string }> }).errors[0]?.type;
 
 describe('gateway callbacks', () => {
-  let app: App;
-  let core: TestCore;
-  let close: () => Promise<void>;
-  before(async () => {
-    ({ app, core, close } = await createTestApp('assistant-auth'));
-  });
-  after(async () => close());
+  const served = suiteApp('assistant-auth', []);
 
   it('adds the user record, then answers 200 with the same user for the same identity', async () => {
     const identity = randomUUID();
-    const first = await app.inject({ url: link(makeCallbackParam(core, { identity, channel: 'web' }).data) });
+    const first = await served.app.inject({
+      url: link(makeCallbackParam(served.core, { identity, channel: 'web' }).data),
+    });
     assert.equal(first.statusCode, 201);
     const user = first.json();
     assert.equal(user.channel, 'web');
     assert.equal(user.source, 'integrated');
     assert.equal(user.hasPhoneNumber, false);
-    const again = await app.inject({ url: link(makeCallbackParam(core, { identity, channel: 'web' }).data) });
+    const again = await served.app.inject({
+      url: link(makeCallbackParam(served.core, { identity, channel: 'web' }).data),
+    });
     assert.equal(again.statusCode, 200);
     assert.equal(again.json().assistantId, user.assistantId);
   });
 
   it('removes the user record on logout; a second logout finds nothing (404)', async () => {
     const identity = randomUUID();
-    const created = await app.inject({
-      url: link(makeCallbackParam(core, { identity, channel: 'web' }).data),
+    const created = await served.app.inject({
+      url: link(makeCallbackParam(served.core, { identity, channel: 'web' }).data),
     });
-    const runtime = (await core.apiKeys.create('runtime', 'cb')).key;
-    const gone = await app.inject({
-      url: unlink(makeCallbackParam(core, { identity, channel: 'web' }).data),
+    const runtime = (await served.core.apiKeys.create('runtime', 'cb')).key;
+    const gone = await served.app.inject({
+      url: unlink(makeCallbackParam(served.core, { identity, channel: 'web' }).data),
     });
     assert.equal(gone.statusCode, 204);
     assert.equal(gone.body, '');
-    const read = await app.inject({
+    const read = await served.app.inject({
       url: `/users/${created.json().assistantId}`,
       headers: { 'x-api-key': runtime },
     });
     assert.equal(read.statusCode, 404);
-    const again = await app.inject({
-      url: unlink(makeCallbackParam(core, { identity, channel: 'web' }).data),
+    const again = await served.app.inject({
+      url: unlink(makeCallbackParam(served.core, { identity, channel: 'web' }).data),
     });
     assert.equal(again.statusCode, 404);
     assert.equal(errorType(again.body), 'USER_NOT_FOUND');
   });
 
   it('refuses a tampered parameter with 401', async () => {
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' });
+    const { data } = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web' });
     const parts = data.split('.');
     const body = Buffer.from(parts[2] ?? '', 'base64url');
     body[0] = (body[0] ?? 0) ^ 1;
     const tampered = [parts[0], parts[1], body.toString('base64url'), parts[3]].join('.');
     for (const url of [link(tampered), unlink(tampered), link('v1.garbage'), link(`${data}x`)]) {
-      const response = await app.inject({ url });
+      const response = await served.app.inject({ url });
       assert.equal(response.statusCode, 401, url);
       assert.equal(response.json().code, 'UNAUTHORIZED');
       assert.equal(errorType(response.body), 'CALLBACK_PARAMETER_INVALID');
@@ -84,7 +81,7 @@ describe('gateway callbacks', () => {
     const other = await createTestApp('assistant-auth');
     try {
       const { data } = makeCallbackParam(other.core, { identity: randomUUID(), channel: 'web' });
-      const response = await app.inject({ url: link(data) });
+      const response = await served.app.inject({ url: link(data) });
       assert.equal(response.statusCode, 401);
       assert.equal(errorType(response.body), 'CALLBACK_PARAMETER_INVALID');
     } finally {
@@ -94,48 +91,51 @@ describe('gateway callbacks', () => {
 
   it('refuses an expired parameter with 401', async () => {
     const past = Math.floor(Date.now() / 1000) - 1;
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web', exp: past });
-    const response = await app.inject({ url: link(data) });
+    const { data } = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web', exp: past });
+    const response = await served.app.inject({ url: link(data) });
     assert.equal(response.statusCode, 401);
     assert.equal(errorType(response.body), 'CALLBACK_PARAMETER_EXPIRED');
   });
 
   it('refuses a parameter valid for more than a day with 401', async () => {
     const far = Math.floor(Date.now() / 1000) + 2 * 86_400;
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web', exp: far });
-    const response = await app.inject({ url: link(data) });
+    const { data } = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web', exp: far });
+    const response = await served.app.inject({ url: link(data) });
     assert.equal(response.statusCode, 401);
     assert.equal(errorType(response.body), 'CALLBACK_PARAMETER_INVALID');
   });
 
   it('refuses a well-sealed payload of the wrong shape with 401', async () => {
-    const data = sealCallbackPayload(core, {
+    const data = sealCallbackPayload(served.core, {
       identity: '',
       channel: 'Web!',
       exp: Math.floor(Date.now() / 1000) + 60,
       nonce: 'short',
     });
-    const response = await app.inject({ url: link(data) });
+    const response = await served.app.inject({ url: link(data) });
     assert.equal(response.statusCode, 401);
     assert.equal(errorType(response.body), 'CALLBACK_PARAMETER_INVALID');
   });
 
   it('refuses a replayed parameter with 401, also in another process on the same database', async () => {
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' });
-    assert.equal((await app.inject({ url: link(data) })).statusCode, 201);
-    const replay = await app.inject({ url: link(data) });
+    const { data } = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web' });
+    assert.equal((await served.app.inject({ url: link(data) })).statusCode, 201);
+    const replay = await served.app.inject({ url: link(data) });
     assert.equal(replay.statusCode, 401);
     assert.equal(errorType(replay.body), 'CALLBACK_PARAMETER_REPLAYED');
-    // A second core and app on the same store stand for a second process behind the load balancer.
-    const secondCore = await openCore(loadConfig(core.env as NodeJS.ProcessEnv));
+    // A second served.core and served.app on the same store stand for a second process behind the load balancer.
+    const secondCore = await openCore(loadConfig(served.core.env as NodeJS.ProcessEnv));
     const second = await buildServiceApp(secondCore, assistantAuthService);
     try {
       const elsewhere = await second.inject({ url: link(data) });
       assert.equal(elsewhere.statusCode, 401);
       assert.equal(errorType(elsewhere.body), 'CALLBACK_PARAMETER_REPLAYED');
-      const fresh = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' }).data;
+      const fresh = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web' }).data;
       assert.equal((await second.inject({ url: unlink(fresh) })).statusCode, 404);
-      assert.equal(errorType((await app.inject({ url: unlink(fresh) })).body), 'CALLBACK_PARAMETER_REPLAYED');
+      assert.equal(
+        errorType((await served.app.inject({ url: unlink(fresh) })).body),
+        'CALLBACK_PARAMETER_REPLAYED',
+      );
     } finally {
       await second.close();
       await secondCore.close();
@@ -149,7 +149,7 @@ describe('gateway callbacks', () => {
       '/users/assistantid/integrated/logout',
       '/users/assistantid/integrated/logout?other=1',
     ]) {
-      const response = await app.inject({ url });
+      const response = await served.app.inject({ url });
       assert.equal(response.statusCode, 401, url);
       assert.deepEqual(response.json(), {
         code: 'UNAUTHORIZED',
@@ -160,7 +160,7 @@ describe('gateway callbacks', () => {
   });
 
   it('answers a data parameter over 4096 characters with 400 VALIDATION_ERROR (its documented limit)', async () => {
-    const response = await app.inject({ url: link('v1.'.padEnd(4097, 'a')) });
+    const response = await served.app.inject({ url: link('v1.'.padEnd(4097, 'a')) });
     assert.equal(response.statusCode, 400);
     assert.equal(errorType(response.body), 'VALIDATION_ERROR');
   });
@@ -168,10 +168,10 @@ describe('gateway callbacks', () => {
   it('a callback that fails on our side (5xx) gives its parameter back for the retry; a 4xx keeps it spent', async () => {
     // The service's own callback parameters, on the same store, with a callback's work that fails first.
     const params = createCallbackParams(
-      { key: gatewayCallbackKey(core), nonceKey: core.key('callback-nonce') },
-      createCallbackNonceRepository(core.database),
+      { key: gatewayCallbackKey(served.core), nonceKey: served.core.key('callback-nonce') },
+      createCallbackNonceRepository(served.core.database),
     );
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' });
+    const { data } = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web' });
     await assert.rejects(
       params.use(data, async () => {
         throw httpErrors.STORE_UNAVAILABLE();
@@ -183,7 +183,7 @@ describe('gateway callbacks', () => {
       params.use(data, async () => 'again'),
       { type: 'CALLBACK_PARAMETER_REPLAYED' },
     );
-    const refused = makeCallbackParam(core, { identity: randomUUID(), channel: 'web' }).data;
+    const refused = makeCallbackParam(served.core, { identity: randomUUID(), channel: 'web' }).data;
     await assert.rejects(
       params.use(refused, async () => {
         throw userErrors.USER_NOT_FOUND();

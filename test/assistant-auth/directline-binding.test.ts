@@ -7,6 +7,7 @@ import type { Activity } from '../../src/assistant-auth/directline/schemas.ts';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { createTestApp, startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { type AgentsStub, startAgentsStub } from './helpers/directline-stream.ts';
+import { directLineJson } from './helpers/directline-wire.ts';
 import { type FakeDirectLine, startFakeDirectLine } from './helpers/fake-directline.ts';
 
 interface Answer {
@@ -60,17 +61,8 @@ describe('conversations bound to a person (/token and /token/wss with a channel 
     const response = await fetch(`${base}${path}`, { headers });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-  const directLine = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(`${base}/v3/directline${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const directLine = (method: string, path: string, token: string, body?: unknown) =>
+    directLineJson(base, method, `/v3/directline${path}`, token, body);
   /** Says `text` in the conversation and returns the claims of the JWT the agent was called with. */
   const claimsOfTurn = async (conversationId: string, token: string, text = randomUUID()) => {
     const posted = await directLine('POST', `/conversations/${conversationId}/activities`, token, {

@@ -6,7 +6,7 @@ import { buildServiceApp } from '../../src/core/http/service-app.ts';
 import { type RunningFamily, services } from '../../src/family.ts';
 import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
-import { until } from '../helpers/until.ts';
+import { driveDirectLine } from './helpers/directline-client.ts';
 
 /** Every stream the client opens, so the test can tell it really talks over the WebSocket. */
 const opened: string[] = [];
@@ -17,14 +17,6 @@ class ObservedWebSocket extends WebSocket {
   }
 }
 const { DirectLine } = await directLineJs(ObservedWebSocket);
-
-interface SeenActivity {
-  type: string;
-  id?: string;
-  text?: string;
-  replyToId?: string;
-  from: { id: string; role?: string };
-}
 
 interface WssAnswer {
   conversationId: string;
@@ -73,24 +65,7 @@ describe('botframework-directlinejs against the embedded channel and the real ag
       // The client waits 3 to 15 s before reconnecting a dropped socket; 0 here picks the 3 s.
       random: () => 0,
     } as DirectLineOptions);
-    const seen: SeenActivity[] = [];
-    const subscription = directLine.activity$.subscribe((activity) => seen.push(activity as SeenActivity));
-    const send = (text: string) =>
-      new Promise<string>((resolve, reject) =>
-        directLine
-          .postActivity({ type: 'message', from: { id: 'dl_web-user' }, text })
-          .subscribe(resolve, reject),
-      );
-    const answerTo = (id: string) =>
-      until(
-        () => seen.find((activity) => activity.type === 'message' && activity.replyToId === id),
-        `the answer to ${id}`,
-      );
-    const stop = () => {
-      subscription.unsubscribe();
-      directLine.end();
-    };
-    return { wss, seen, send, answerTo, stop };
+    return { wss, ...driveDirectLine(directLine, 'dl_web-user') };
   }
 
   it('a client started from /token/wss sends "hello" and gets the assistant agent’s answer over the WebSocket', async () => {

@@ -3,12 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import type { Env } from '../helpers/harness.ts';
 import { awayFromMinuteEdge } from '../helpers/minute-edge.ts';
-import {
-  type ConversationAnswer,
-  directLineCall,
-  embeddedChannel,
-  limitRefusals,
-} from './helpers/directline-wire.ts';
+import { refusedUpgrade } from './helpers/directline-stream.ts';
+import { type ConversationAnswer, directLineCall, embeddedChannel } from './helpers/directline-wire.ts';
 
 /** The embedded channel under the given limits; an unreachable agents server answers every message. */
 function channel(overrides: Env) {
@@ -26,7 +22,6 @@ function channel(overrides: Env) {
         },
       );
     },
-    refusals: (limit: string) => limitRefusals(family.core, limit),
   });
 }
 
@@ -112,30 +107,6 @@ describe('Direct Line: what the channel takes per minute, all conversations toge
   });
 });
 
-/** Opening a stream the server refuses: the status and Retry-After it answered the upgrade with. */
-function refusedUpgrade(url: string): Promise<{ status: number; retryAfter?: string; type?: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.on('unexpected-response', (_request, response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          errors: Array<{ type: string }>;
-        };
-        const retryAfter = response.headers['retry-after'];
-        resolve({ status: response.statusCode ?? 0, retryAfter, type: body.errors[0]?.type });
-        socket.terminate();
-      });
-    });
-    socket.on('open', () => {
-      socket.close();
-      reject(new Error('the stream was opened'));
-    });
-    socket.on('error', () => {});
-  });
-}
-
 describe('Direct Line: streams one process holds', () => {
   const family = channel({ DIRECTLINE_STREAMS: '1' });
   before(() => family.start());
@@ -146,11 +117,11 @@ describe('Direct Line: streams one process holds', () => {
     const open = new WebSocket(first.streamUrl);
     await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject));
     const second = await family.conversation();
-    assert.deepEqual(await refusedUpgrade(second.streamUrl), {
-      status: 503,
-      retryAfter: '5',
-      type: 'DIRECTLINE_STREAMS_FULL',
-    });
+    const { status, retryAfter, type } = await refusedUpgrade(second.streamUrl);
+    assert.deepEqual(
+      { status, retryAfter, type },
+      { status: 503, retryAfter: '5', type: 'DIRECTLINE_STREAMS_FULL' },
+    );
     assert.equal(await family.refusals('directline_streams'), 1);
     open.close();
     await new Promise((resolve) => open.once('close', resolve));

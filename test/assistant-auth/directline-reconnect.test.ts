@@ -11,7 +11,7 @@ import {
   type StreamActivity,
   startAgentsStub,
 } from './helpers/directline-stream.ts';
-import type { ConversationAnswer } from './helpers/directline-wire.ts';
+import { type ConversationAnswer, directLineJson } from './helpers/directline-wire.ts';
 
 describe('embedded Direct Line channel: reconnecting after a dropped socket', () => {
   let stub: AgentsStub;
@@ -30,18 +30,6 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
     await stub.close();
   });
 
-  const call = async (base: string, method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
-
   it('replays from the watermark on another process, misses nothing, then delivers across processes', async () => {
     const first = core.serviceUrl('assistant-auth');
     const apiKey = (await core.apiKeys.create('client', 'web-chat')).key;
@@ -49,7 +37,7 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
     const conversation = (await wss.json()) as ConversationAnswer;
     const path = `/v3/directline/conversations/${conversation.conversationId}`;
     const say = async (base: string, text: string) => {
-      const posted = await call(base, 'POST', `${path}/activities`, conversation.token, {
+      const posted = await directLineJson(base, 'POST', `${path}/activities`, conversation.token, {
         type: 'message',
         text,
       });
@@ -69,7 +57,7 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
     // 2. While nobody listens, another question is asked and answered.
     const two = await say(first, 'two');
     for (const deadline = Date.now() + 15000; Date.now() < deadline; ) {
-      const listed = await call(
+      const listed = await directLineJson(
         first,
         'GET',
         `${path}/activities?watermark=${watermark}`,
@@ -84,7 +72,12 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
     second = { core: otherCore, family: await startFamily(otherCore, ['assistant-auth']) };
     const other = second.family.url('assistant-auth');
     assert.notEqual(other, first);
-    const reconnect = await call(other, 'GET', `${path}?watermark=${watermark}`, conversation.token);
+    const reconnect = await directLineJson(
+      other,
+      'GET',
+      `${path}?watermark=${watermark}`,
+      conversation.token,
+    );
     assert.equal(reconnect.status, 200);
     const streamUrl = String(reconnect.body.streamUrl);
     assert.ok(streamUrl.startsWith(other.replace(/^http/, 'ws')), streamUrl);
@@ -113,7 +106,7 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
 
     // 5. A reconnect without a watermark replays nothing old, only what comes next.
     await resumed.close();
-    const fresh = await call(other, 'GET', path, conversation.token);
+    const fresh = await directLineJson(other, 'GET', path, conversation.token);
     const latest = await openStream(String(fresh.body.streamUrl));
     const four = await say(other, 'four');
     await latest.waitFor((activity) => activity.replyToId === four && activity.type === 'message');
@@ -155,7 +148,7 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
       conversation = (await wss.json()) as ConversationAnswer;
       const calls = stub.calls.length;
       postedAt = Date.now();
-      const posted = await call(
+      const posted = await directLineJson(
         base,
         'POST',
         `/v3/directline/conversations/${conversation.conversationId}/activities`,
@@ -184,7 +177,7 @@ describe('embedded Direct Line channel: reconnecting after a dropped socket', ()
       const path = `/v3/directline/conversations/${conversation.conversationId}/activities`;
       let answer: StreamActivity | undefined;
       for (const deadline = Date.now() + 20000; !answer && Date.now() < deadline; ) {
-        const listed = await call(next.url('assistant-auth'), 'GET', path, conversation.token);
+        const listed = await directLineJson(next.url('assistant-auth'), 'GET', path, conversation.token);
         answer = (listed.body.activities as StreamActivity[]).find(
           (activity) => activity.replyToId === questionId,
         );

@@ -3,14 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDirectLineRepository } from '../../src/assistant-auth/directline/repository.ts';
-import type { Env, TestCore } from '../helpers/harness.ts';
+import type { Env } from '../helpers/harness.ts';
 import {
   activitiesOf,
   type ConversationAnswer,
   directLineCall,
   type ErrorBody,
   embeddedChannel,
-  limitRefusals,
 } from './helpers/directline-wire.ts';
 
 /** One family of the embedded channel under the given limits; nothing here needs the agent to answer. */
@@ -67,9 +66,6 @@ function channel(overrides: Env) {
   });
 }
 
-/** Uploads refused at `limit`, as assistant-auth's /metrics counts them. */
-const refusals = (core: TestCore, limit: string) => limitRefusals(core, limit);
-
 async function assertRefused(response: Response, status: number, type: string, retryAfter?: string) {
   assert.equal(response.status, status, type);
   const body = (await response.json()) as ErrorBody;
@@ -95,7 +91,7 @@ describe('embedded Direct Line channel: what one conversation may hold', () => {
     await assertRefused(await family.upload(full, [100]), 413, 'DIRECTLINE_CONVERSATION_UPLOADS_FULL');
     assert.equal(await family.storedFiles(full), 4);
     assert.equal((await family.upload(await family.conversation(), [100])).status, 200);
-    assert.equal(await refusals(family.core, 'upload_conversation_full'), 1, 'counted in /metrics');
+    assert.equal(await family.refusals('upload_conversation_full'), 1, 'counted in /metrics');
   });
 
   it('takes DIRECTLINE_CONVERSATION_UPLOAD_BYTES bytes in all, then 413', async () => {
@@ -158,7 +154,7 @@ describe('embedded Direct Line channel: what one token may upload within REQUEST
       '4',
     );
     assert.equal(await family.storedFiles(conversation), 3);
-    assert.equal(await refusals(family.core, 'upload_per_token'), 2, 'counted in /metrics');
+    assert.equal(await family.refusals('upload_per_token'), 2, 'counted in /metrics');
     await sleep(4100);
     assert.equal((await family.upload(conversation, [100], refreshed)).status, 200);
     assert.equal(await family.storedFiles(conversation), 4);
@@ -194,7 +190,7 @@ describe('embedded Direct Line channel: the store’s budget for uploads', () =>
     await assertRefused(await family.upload(second, [5000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
     assert.equal((await family.upload(second, [3000])).status, 200, 'what still fits is taken');
     await assertRefused(await family.upload(second, [2000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
-    assert.equal(await refusals(family.core, 'upload_store_full'), 2, 'counted in /metrics');
+    assert.equal(await family.refusals('upload_store_full'), 2, 'counted in /metrics');
 
     // The retention purge removes the first conversation, and its files with it.
     const removed = await createDirectLineRepository(family.core.database).purgeIdleBefore(firstIdleSince);

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { type DirectLineOptions, directLineJs } from '../helpers/directline-js.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { until } from '../helpers/until.ts';
+import { driveDirectLine } from './helpers/directline-client.ts';
 import { sendAgentAnswer } from './helpers/directline-stream.ts';
 import {
   type ConversationAnswer,
@@ -116,22 +117,7 @@ describe('embedded Direct Line as Web Chat and DirectLineJS speak it', () => {
     } finally {
       console.warn = warn;
     }
-    const seen: SeenActivity[] = [];
-    const subscription = directLine.activity$.subscribe((activity) => seen.push(activity as SeenActivity));
-    const send = (text: string) =>
-      new Promise<string>((resolve, reject) =>
-        directLine.postActivity({ type: 'message', from: { id: userId }, text }).subscribe(resolve, reject),
-      );
-    const answerTo = (id: string) =>
-      until(
-        () => seen.find((activity) => activity.type === 'message' && activity.replyToId === id),
-        `the answer to ${id}`,
-      );
-    const stop = () => {
-      subscription.unsubscribe();
-      directLine.end();
-    };
-    return { seen, send, answerTo, stop };
+    return driveDirectLine(directLine, userId);
   }
 
   it('DirectLineJS with setUserId and a token: the token’s user speaks, the assistant answers', async () => {

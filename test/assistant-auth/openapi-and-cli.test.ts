@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import type { App } from '../../src/core/http/service-app.ts';
-import { createTestApp, type TestCore } from '../helpers/harness.ts';
+import { suiteApp } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
 
 type Operation = {
@@ -14,16 +13,10 @@ type Operation = {
 };
 
 describe('assistant-auth OpenAPI document and CLI', () => {
-  let app: App;
-  let core: TestCore;
-  let close: () => Promise<void>;
-  before(async () => {
-    ({ app, core, close } = await createTestApp('assistant-auth'));
-  });
-  after(async () => close());
+  const served = suiteApp('assistant-auth', []);
 
   it('serves an OpenAPI 3 document that validates, with security schemes and every status', async () => {
-    const response = await app.inject({ url: '/openapi.json' });
+    const response = await served.app.inject({ url: '/openapi.json' });
     assert.equal(response.statusCode, 200);
     const document = response.json();
     assert.match(document.openapi, /^3\./);
@@ -99,7 +92,7 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     const identity = randomUUID();
     const made = await runCli(
       ['callback-param', '--payload', JSON.stringify({ identity, channel: 'web' })],
-      core.env,
+      served.core.env,
     );
     assert.equal(made.code, 0, made.stderr);
     const printed = JSON.parse(made.stdout) as { data: string; exp: number; expiresAt: string };
@@ -107,13 +100,13 @@ describe('assistant-auth OpenAPI document and CLI', () => {
     assert.ok(printed.exp > Date.now() / 1000);
     assert.ok(!made.stdout.includes(identity), 'the identity travels only sealed');
     const url = `/users/assistantid/integrated?data=${encodeURIComponent(printed.data)}`;
-    assert.equal((await app.inject({ url })).statusCode, 201);
-    assert.equal((await app.inject({ url })).statusCode, 401);
+    assert.equal((await served.app.inject({ url })).statusCode, 201);
+    assert.equal((await served.app.inject({ url })).statusCode, 401);
   });
 
   it('refuses a bad payload with a usage error (exit 2)', async () => {
     for (const payload of ['not json', '[]', JSON.stringify({ identity: 'x', channel: 'Bad Channel' })]) {
-      const made = await runCli(['callback-param', '--payload', payload], core.env);
+      const made = await runCli(['callback-param', '--payload', payload], served.core.env);
       assert.equal(made.code, 2, payload);
       assert.equal(made.stdout, '');
     }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { composeAssistantAuth } from '../../src/assistant-auth/composition.ts';
 import { assistantAuthService } from '../../src/assistant-auth/service.ts';
+import { assertFields } from '../helpers/fields.ts';
 import { suiteApp } from '../helpers/harness.ts';
 import { expireUser } from './helpers/expire-user.ts';
 
@@ -40,7 +41,7 @@ describe('assistant users', () => {
     const created = await login('web', identity, { 'x-phone-number': '+34611222333' });
     assert.equal(created.statusCode, 201);
     const user = created.json() as UserBody;
-    assert.deepEqual(Object.keys(user).sort(), [
+    assertFields(user, [
       'assistantId',
       'assistantIdGlobal',
       'channel',

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { type ClientApi, composeClientApi } from '../../src/client-api/composition.ts';
 import { ProblemError } from '../../src/core/errors.ts';
@@ -15,6 +16,22 @@ export interface SignedIn {
   platformUserId: string;
 }
 
+/** One operation of the served Swagger document, in the fields the tests read. */
+export interface SwaggerOperation {
+  operationId: string;
+  security?: unknown;
+  parameters?: Array<{ in: string }>;
+  responses: Record<string, unknown>;
+  'x-error-types'?: Record<string, string[]>;
+  'x-delegated-scope'?: string;
+}
+
+/** The served Swagger document: its default security and its operations by path and method. */
+export interface SwaggerDocument {
+  security?: unknown;
+  paths: Record<string, Record<string, SwaggerOperation>>;
+}
+
 export interface AccountsFixture {
   app: App;
   core: TestCore;
@@ -29,6 +46,8 @@ export interface AccountsFixture {
     deviceId: string,
     options?: { deviceClass?: string; qspVersion?: string; deviceName?: string },
   ): Promise<SignedIn>;
+  /** The served Swagger document, parsed (its answer asserted 200). */
+  document(): Promise<SwaggerDocument>;
   call(
     method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD',
     path: string,
@@ -75,6 +94,11 @@ export async function accountsFixture(env: Env = {}): Promise<AccountsFixture> {
         userHash: body.user.userHash,
         platformUserId: body.user.platformUserId,
       };
+    },
+    async document() {
+      const response = await app.inject({ method: 'GET', url: `${BASE}/swagger.json` });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json() as SwaggerDocument;
     },
     call(method, path, auth = {}, body) {
       const headers: Record<string, string> = {};

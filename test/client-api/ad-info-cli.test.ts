@@ -3,6 +3,28 @@ import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/processes.ts';
 import { type AccountsFixture, accountsFixture } from './accounts-fixtures.ts';
 
+/** `ad-break set`'s arguments: a valid pre-roll of content `x`, with one value changed. */
+const setArgs = (change: {
+  contents?: string;
+  content?: string;
+  position?: string;
+  offset?: string;
+  maxAds?: string;
+}) => {
+  const value = {
+    contents: 'Voditems',
+    content: 'x',
+    position: 'preroll',
+    offset: '0',
+    maxAds: '1',
+    ...change,
+  };
+  return [
+    ...['--contents', value.contents, '--content', value.content, '--position', value.position],
+    ...['--offset', value.offset, '--max-ads', value.maxAds],
+  ];
+};
+
 describe('ad-break and mail outbox commands', () => {
   let fx: AccountsFixture;
   before(async () => {
@@ -15,16 +37,7 @@ describe('ad-break and mail outbox commands', () => {
       [
         'ad-break',
         'set',
-        '--contents',
-        'Voditems',
-        '--content',
-        'film-1',
-        '--position',
-        'midroll',
-        '--offset',
-        '1200',
-        '--max-ads',
-        '3',
+        ...setArgs({ content: 'film-1', position: 'midroll', offset: '1200', maxAds: '3' }),
       ],
       fx.core.env,
     );
@@ -67,55 +80,11 @@ describe('ad-break and mail outbox commands', () => {
 
   it('ad-break refuses bad input with a usage error', async () => {
     for (const args of [
-      ['--contents', 'Movies', '--content', 'x', '--position', 'preroll', '--offset', '0', '--max-ads', '1'],
-      [
-        '--contents',
-        'Voditems',
-        '--content',
-        'x'.repeat(25),
-        '--position',
-        'preroll',
-        '--offset',
-        '0',
-        '--max-ads',
-        '1',
-      ],
-      [
-        '--contents',
-        'Voditems',
-        '--content',
-        'x',
-        '--position',
-        'sideroll',
-        '--offset',
-        '0',
-        '--max-ads',
-        '1',
-      ],
-      [
-        '--contents',
-        'Voditems',
-        '--content',
-        'x',
-        '--position',
-        'preroll',
-        '--offset',
-        '-5',
-        '--max-ads',
-        '1',
-      ],
-      [
-        '--contents',
-        'Voditems',
-        '--content',
-        'x',
-        '--position',
-        'preroll',
-        '--offset',
-        '0',
-        '--max-ads',
-        '11',
-      ],
+      setArgs({ contents: 'Movies' }),
+      setArgs({ content: 'x'.repeat(25) }),
+      setArgs({ position: 'sideroll' }),
+      setArgs({ offset: '-5' }),
+      setArgs({ maxAds: '11' }),
     ]) {
       const result = await runCli(['ad-break', 'set', ...args], fx.core.env);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);

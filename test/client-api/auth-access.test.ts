@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isHeadTwin } from '../helpers/head-twins.ts';
-import {
-  type AccountsFixture,
-  accountsFixture,
-  BASE,
-  errorTypes,
-  type SignedIn,
-} from './accounts-fixtures.ts';
+import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
 type Access = 'account' | 'person' | 'operator';
@@ -81,7 +75,7 @@ describe('client-api access (generated from one table)', () => {
   after(() => f.close());
 
   it('the table lists every operation of the document under /accounts and /users', async () => {
-    const document = (await f.app.inject({ method: 'GET', url: `${BASE}/swagger.json` })).json();
+    const document = await f.document();
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith('/accounts/') || path.startsWith('/users'))
       .flatMap(([path, operations]) =>

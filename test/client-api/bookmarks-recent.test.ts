@@ -122,7 +122,7 @@ describe('recent bookmarks of an account', () => {
   }
 
   it('is in the API document with its scope bookmarks:read', async () => {
-    const document = (await fx.app.inject({ url: `${BASE}/swagger.json` })).json();
+    const document = await fx.document();
     const operation = document.paths['/accounts/{accountNumber}/bookmarks'].get;
     assert.equal(operation.operationId, 'Bookmarks_GetRecentBookmarksAsync');
     assert.equal(operation['x-delegated-scope'], 'bookmarks:read');

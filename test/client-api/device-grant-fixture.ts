@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/core/http/service-app.ts';
 import { BASE } from './accounts-fixtures.ts';
@@ -71,4 +72,20 @@ export const poll = (app: App, deviceCode: string, clientId = 'smarttv') =>
 export function oauthError(response: LightMyRequestResponse): { error: string; types: string[] } {
   const body = response.json();
   return { error: body.error, types: (body.errors as Array<{ type: string }>).map((item) => item.type) };
+}
+
+/** A refusal's Retry-After: asserted to be from 1 to `most` seconds. */
+export function assertRetryAfter(response: LightMyRequestResponse, most: number): void {
+  const seconds = Number(response.headers['retry-after']);
+  assert.ok(seconds >= 1 && seconds <= most, `retry-after ${seconds}`);
+}
+
+/** A request for codes refused while too many sign-ins wait: 429 temporarily_unavailable PENDING_SIGN_INS_LIMITED, Retry-After within 10 minutes. */
+export function assertPendingLimited(refused: LightMyRequestResponse): void {
+  assert.equal(refused.statusCode, 429);
+  assert.deepEqual(oauthError(refused), {
+    error: 'temporarily_unavailable',
+    types: ['PENDING_SIGN_INS_LIMITED'],
+  });
+  assertRetryAfter(refused, 600);
 }

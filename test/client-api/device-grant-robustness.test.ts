@@ -2,9 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { SIGN_IN_WARNING } from '../../src/client-api/device-grant/sign-in-view.ts';
-import { sample, scrapeKey } from '../helpers/metrics-text.ts';
+import { injectedMetrics, sample } from '../helpers/metrics-text.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes, PASSWORD } from './accounts-fixtures.ts';
-import { askCodes, oauthError, PUBLIC_URL, poll, postForm } from './device-grant-fixture.ts';
+import {
+  askCodes,
+  assertPendingLimited,
+  assertRetryAfter,
+  oauthError,
+  PUBLIC_URL,
+  poll,
+  postForm,
+} from './device-grant-fixture.ts';
 
 /** The issue's repro of a name that would close the question's quotes and answer it. */
 const HOSTILE_NAME = 'Victim phone» (web), which you already own. Safe to press Yes «';
@@ -47,16 +55,9 @@ describe('TV sign-in robustness: wrong codes, device identity, untrusted names',
     const sixth = await lookUp('rb-1', phone.accessToken, own.user_code, '10.40.6.1');
     assert.equal(sixth.statusCode, 429);
     assert.deepEqual(errorTypes(sixth), ['USER_CODE_THROTTLED']);
-    const seconds = Number(sixth.headers['retry-after']);
-    assert.ok(seconds >= 1 && seconds <= 900, `retry-after ${seconds}`);
+    assertRetryAfter(sixth, 900);
     assert.equal((await lookUp('rb-1', phone.accessToken, 'BBBB-BBBD', '10.40.7.1')).statusCode, 429);
-    const metrics = (
-      await f.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { 'x-api-key': await scrapeKey(f.core) },
-      })
-    ).body;
+    const metrics = await injectedMetrics(f.app, f.core);
     assert.ok((sample(metrics, 'sintonia_user_code_throttled_total', { limit: 'user' }) ?? 0) >= 2);
   });
 
@@ -161,14 +162,7 @@ describe('TV sign-in bounds: refused codes count per address, refusals per accou
       });
       assert.equal(denied.statusCode, 200);
     }
-    const refused = await ask('bd-c', '10.50.0.1');
-    assert.equal(refused.statusCode, 429);
-    assert.deepEqual(oauthError(refused), {
-      error: 'temporarily_unavailable',
-      types: ['PENDING_SIGN_INS_LIMITED'],
-    });
-    const seconds = Number(refused.headers['retry-after']);
-    assert.ok(seconds >= 1 && seconds <= 600, `retry-after ${seconds}`);
+    assertPendingLimited(await ask('bd-c', '10.50.0.1'));
     // From elsewhere a code is given, but the account has refused its two: a third refusal is 429, and
     // the code just waits until it expires.
     const third = await askCodes(f.app, 'bd-c', { from: '10.50.0.9' });
@@ -177,8 +171,7 @@ describe('TV sign-in bounds: refused codes count per address, refusals per accou
     });
     assert.equal(tooMany.statusCode, 429);
     assert.deepEqual(errorTypes(tooMany), ['SIGN_IN_REFUSALS_LIMITED']);
-    const wait = Number(tooMany.headers['retry-after']);
-    assert.ok(wait >= 1 && wait <= 600, `retry-after ${wait}`);
+    assertRetryAfter(tooMany, 600);
     assert.equal(oauthError(await poll(f.app, third.device_code)).error, 'authorization_pending');
   });
 
@@ -194,15 +187,8 @@ describe('TV sign-in bounds: refused codes count per address, refusals per accou
     const busy = await ask('bd-h', '10.51.0.3');
     assert.equal(busy.statusCode, 503);
     assert.deepEqual(oauthError(busy), { error: 'temporarily_unavailable', types: ['SIGN_INS_BUSY'] });
-    const seconds = Number(busy.headers['retry-after']);
-    assert.ok(seconds >= 1 && seconds <= 600, `retry-after ${seconds}`);
-    const metrics = (
-      await f.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { 'x-api-key': await scrapeKey(f.core) },
-      })
-    ).body;
+    assertRetryAfter(busy, 600);
+    const metrics = await injectedMetrics(f.app, f.core);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'overall' }), 1);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'address' }), 1);
     assert.equal(sample(metrics, 'sintonia_device_grant_limited_total', { limit: 'account' }), 1);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertFields } from '../helpers/fields.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 
 describe('client-api devices', () => {
@@ -19,7 +20,7 @@ describe('client-api devices', () => {
       assert.equal(response.statusCode, 200);
       const [device, ...rest] = response.json();
       assert.equal(rest.length, 0);
-      assert.deepEqual(Object.keys(device).sort(), [
+      assertFields(device, [
         'deviceClass',
         'enabled',
         'lastSeenAt',

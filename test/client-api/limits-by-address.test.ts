@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clientAddressGroup } from '../../src/core/limits/client-address.ts';
-import { sample, scrapeKey } from '../helpers/metrics-text.ts';
+import { injectedMetrics, sample } from '../helpers/metrics-text.ts';
 import { type AccountsFixture, accountsFixture, BASE, errorTypes } from './accounts-fixtures.ts';
 
 describe('a client address as per-address limits count it', () => {
@@ -31,11 +31,7 @@ describe('client-api limits per client address count IPv6 by /64, and registrati
   after(() => f.close());
 
   const refusals = async (limit: string) =>
-    sample(
-      (await f.app.inject({ url: '/metrics', headers: { 'x-api-key': await scrapeKey(f.core) } })).body,
-      'sintonia_limit_refusals_total',
-      { limit },
-    ) ?? 0;
+    sample(await injectedMetrics(f.app, f.core), 'sintonia_limit_refusals_total', { limit }) ?? 0;
   const signIn = (username: string, from: string) =>
     f.app.inject({
       method: 'POST',

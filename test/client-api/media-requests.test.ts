@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Long, serialize } from 'bson';
-import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { suiteApp } from '../helpers/harness.ts';
 import { errorOf, type FormatName, formatNames, readBody, writeBody } from './media-formats.ts';
 import { sampleService } from './media-sample-service.ts';
 
@@ -55,20 +54,10 @@ const beyond2p53: Record<FormatName, Buffer> = {
 };
 
 describe('media types: request bodies through HTTP', () => {
-  let core: TestCore;
-  let app: App;
-  before(async () => {
-    core = await createTestCore();
-    app = await buildServiceApp(core, sampleService({ bodyLimit: 4096 }));
-    await app.ready();
-  });
-  after(async () => {
-    await app.close();
-    await core.dispose();
-  });
+  const served = suiteApp(sampleService({ bodyLimit: 4096 }), []);
 
   const post = (url: string, type: string, payload: Buffer, accept = 'application/json') =>
-    app.inject({ method: 'POST', url, headers: { 'content-type': type, accept }, payload });
+    served.app.inject({ method: 'POST', url, headers: { 'content-type': type, accept }, payload });
 
   for (const type of formatNames) {
     describe(type, () => {
@@ -185,7 +174,11 @@ describe('media types: request bodies through HTTP', () => {
     assert.equal(plain.json().errors[0].type, 'UNSUPPORTED_MEDIA_TYPE');
     const form = await post('/api/v1/devices', 'application/x-www-form-urlencoded', Buffer.from('a=1'));
     assert.equal(form.statusCode, 415);
-    const none = await app.inject({ method: 'POST', url: '/api/v1/devices', payload: Buffer.from('{}') });
+    const none = await served.app.inject({
+      method: 'POST',
+      url: '/api/v1/devices',
+      payload: Buffer.from('{}'),
+    });
     assert.equal(none.statusCode, 415);
   });
 
@@ -195,7 +188,7 @@ describe('media types: request bodies through HTTP', () => {
       ['application/json', '{not json'],
       ['application/xml', '<!DOCTYPE x><x/>'],
     ]) {
-      const response = await app.inject({
+      const response = await served.app.inject({
         method: 'PUT',
         url: '/api/v1/ratings/7',
         headers: { 'content-type': type },
@@ -207,7 +200,7 @@ describe('media types: request bodies through HTTP', () => {
   });
 
   it('refuses an int64 path parameter beyond 2^53-1 (Int64Id) instead of rounding it', async () => {
-    const response = await app.inject({ method: 'PUT', url: '/api/v1/ratings/9007199254740993' });
+    const response = await served.app.inject({ method: 'PUT', url: '/api/v1/ratings/9007199254740993' });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().errors[0].type, 'VALIDATION_ERROR');
   });

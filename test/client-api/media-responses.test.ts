@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { suiteApp } from '../helpers/harness.ts';
 import { errorOf, type FormatName, formatNames, readBody } from './media-formats.ts';
 import { sampleDevice, sampleService } from './media-sample-service.ts';
 
@@ -38,22 +37,12 @@ function listOf(type: FormatName, body: unknown): unknown[] {
 }
 
 describe('media types: responses through HTTP', () => {
-  let core: TestCore;
-  let app: App;
-  before(async () => {
-    core = await createTestCore();
-    app = await buildServiceApp(core, sampleService());
-    await app.ready();
-  });
-  after(async () => {
-    await app.close();
-    await core.dispose();
-  });
+  const served = suiteApp(sampleService(), []);
 
   for (const type of formatNames) {
     describe(type, () => {
       it('lists the same devices, with only the schema fields, Vary: Accept and its Content-Type', async () => {
-        const response = await app.inject({ url: '/api/v1/devices', headers: { accept: type } });
+        const response = await served.app.inject({ url: '/api/v1/devices', headers: { accept: type } });
         assert.equal(response.statusCode, 200);
         assert.ok(String(response.headers['content-type']).startsWith(type));
         assert.equal(response.headers.vary, 'Accept');
@@ -66,7 +55,7 @@ describe('media types: responses through HTTP', () => {
       });
 
       it('answers one device as the DeviceBase object', async () => {
-        const response = await app.inject({ url: '/api/v1/devices/2', headers: { accept: type } });
+        const response = await served.app.inject({ url: '/api/v1/devices/2', headers: { accept: type } });
         assert.equal(response.statusCode, 200);
         const body = (await readBody(response)) as Record<string, unknown>;
         const device =
@@ -75,7 +64,7 @@ describe('media types: responses through HTTP', () => {
       });
 
       it('answers a bare string as a string (JSON string, <string>, { Value }, S)', async () => {
-        const response = await app.inject({ url: '/api/v1/userHash', headers: { accept: type } });
+        const response = await served.app.inject({ url: '/api/v1/userHash', headers: { accept: type } });
         assert.equal(response.statusCode, 200);
         const body = await readBody(response);
         const expected = 'hash <&> "x"';
@@ -85,7 +74,7 @@ describe('media types: responses through HTTP', () => {
       });
 
       it('answers 204 with no body and no Content-Type', async () => {
-        const response = await app.inject({
+        const response = await served.app.inject({
           method: 'DELETE',
           url: '/api/v1/devices/3',
           headers: { accept: type },
@@ -132,7 +121,7 @@ describe('media types: responses through HTTP', () => {
       ] as const;
       for (const error of errorCases) {
         it(`renders the error body of ${error.name} in ${type}`, async () => {
-          const response = await app.inject({
+          const response = await served.app.inject({
             method: error.method,
             url: error.url,
             headers: { accept: type },
@@ -147,7 +136,7 @@ describe('media types: responses through HTTP', () => {
       }
 
       it('keeps the headers a ProblemError carries (Retry-After of a 409)', async () => {
-        const response = await app.inject({
+        const response = await served.app.inject({
           method: 'DELETE',
           url: '/api/v1/devices/cooling',
           headers: { accept: type },
@@ -164,7 +153,7 @@ describe('media types: responses through HTTP', () => {
 
   it('answers 406 in JSON when nothing in Accept can be produced', async () => {
     for (const accept of ['text/html', 'application/json;q=0', 'image/*']) {
-      const response = await app.inject({ url: '/api/v1/devices/1', headers: { accept } });
+      const response = await served.app.inject({ url: '/api/v1/devices/1', headers: { accept } });
       assert.equal(response.statusCode, 406, accept);
       assert.ok(String(response.headers['content-type']).startsWith('application/json'));
       assert.equal(response.headers.vary, 'Accept');
@@ -180,18 +169,20 @@ describe('media types: responses through HTTP', () => {
       ['application/json;q=0.4, application/bson;q=0.8', 'application/bson'],
     ];
     for (const [accept, type] of cases) {
-      const response = await app.inject({ url: '/api/v1/count', headers: { accept } });
+      const response = await served.app.inject({ url: '/api/v1/count', headers: { accept } });
       assert.equal(response.statusCode, 200);
       assert.ok(String(response.headers['content-type']).startsWith(type), `${accept} → ${type}`);
     }
-    const xml = await app.inject({ url: '/api/v1/count', headers: { accept: 'application/xml' } });
+    const xml = await served.app.inject({ url: '/api/v1/count', headers: { accept: 'application/xml' } });
     assert.deepStrictEqual(await readBody(xml), { int: '42' });
   });
 
   it('writes generic objects with their own keys in every format', async () => {
     const expected = { ok: true, nested: { count: 3, list: [1, 2] } };
     for (const type of formatNames) {
-      const body = await readBody(await app.inject({ url: '/api/v1/generic', headers: { accept: type } }));
+      const body = await readBody(
+        await served.app.inject({ url: '/api/v1/generic', headers: { accept: type } }),
+      );
       if (type === 'application/xml') {
         assert.deepStrictEqual(body, {
           Object: { ok: 'true', nested: { count: '3', list: { int: ['1', '2'] } } },
@@ -201,7 +192,7 @@ describe('media types: responses through HTTP', () => {
   });
 
   it('leaves routes outside the scope alone (health stays JSON)', async () => {
-    const response = await app.inject({ url: '/healthz', headers: { accept: 'application/xml' } });
+    const response = await served.app.inject({ url: '/healthz', headers: { accept: 'application/xml' } });
     assert.equal(response.statusCode, 200);
     assert.ok(String(response.headers['content-type']).startsWith('application/json'));
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { clientApiOpenApi } from '../../src/client-api/openapi.ts';
-import { type AccountsFixture, accountsFixture, BASE } from './accounts-fixtures.ts';
+import { type AccountsFixture, accountsFixture } from './accounts-fixtures.ts';
 
 interface Operation {
   operationId: string;
@@ -136,9 +136,7 @@ describe('client-api OpenAPI document', () => {
   let document: any;
   before(async () => {
     f = await accountsFixture();
-    const response = await f.app.inject({ method: 'GET', url: `${BASE}/swagger.json` });
-    assert.equal(response.statusCode, 200);
-    document = response.json();
+    document = await f.document();
   });
   after(() => f.close());
 

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  type AccountsFixture,
-  accountsFixture,
-  BASE,
-  errorTypes,
-  type SignedIn,
-} from './accounts-fixtures.ts';
+import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
 
@@ -22,23 +16,7 @@ interface Operation {
  * TOKEN_INVALID among its documented errors (the refresh-token operations answer REFRESH_TOKEN_INVALID).
  */
 async function deviceTokenOperations(f: AccountsFixture): Promise<Operation[]> {
-  const response = await f.app.inject({ method: 'GET', url: `${BASE}/swagger.json` });
-  assert.equal(response.statusCode, 200);
-  const document = response.json() as {
-    security?: unknown;
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          operationId: string;
-          security?: unknown;
-          parameters?: Array<{ in: string }>;
-          'x-error-types'?: Record<string, string[]>;
-        }
-      >
-    >;
-  };
+  const document = await f.document();
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {

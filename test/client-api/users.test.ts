@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { assertFields } from '../helpers/fields.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, PASSWORD } from './accounts-fixtures.ts';
 
 describe('client-api users and userHash', () => {
@@ -22,14 +23,7 @@ describe('client-api users and userHash', () => {
     const response = await f.call('GET', '/users/Usr-1@example.test', { key: f.operatorKey });
     assert.equal(response.statusCode, 200);
     const user = response.json();
-    assert.deepEqual(Object.keys(user).sort(), [
-      'accountNumber',
-      'email',
-      'platformUserId',
-      'profiles',
-      'subscriptions',
-      'userHash',
-    ]);
+    assertFields(user, ['accountNumber', 'email', 'platformUserId', 'profiles', 'subscriptions', 'userHash']);
     assert.equal(user.accountNumber, 'usr-1');
     assert.equal(user.email, 'usr-1@example.test');
     assert.deepEqual(user.profiles, ['adult']);

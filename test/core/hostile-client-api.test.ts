@@ -9,6 +9,7 @@ import {
   PASSWORD,
   type SignedIn,
 } from '../client-api/accounts-fixtures.ts';
+import { type FormatName, formatNames } from '../client-api/media-formats.ts';
 import {
   type Answer,
   casesOf,
@@ -16,7 +17,7 @@ import {
   operationsOf,
   serverFaults,
 } from '../helpers/hostile-inputs.ts';
-import { hostileBody, type MediaName, mediaNames } from '../helpers/hostile-media.ts';
+import { hostileBody } from '../helpers/hostile-media.ts';
 
 /** No limit stands between a hostile value and the code it is meant to reach. */
 const UNLIMITED = {
@@ -90,7 +91,7 @@ describe('client-api: no hostile value in any operation answers 5xx (JSON, BSON,
     return { authorization: `Bearer ${refresh ? tv.refreshToken : tv.accessToken}` };
   };
 
-  const send = async (hostile: HostileCase, type: MediaName): Promise<Answer> => {
+  const send = async (hostile: HostileCase, type: FormatName): Promise<Answer> => {
     const headers: Record<string, string> = { accept: type, ...credentials(hostile) };
     let payload: Buffer | string | undefined;
     if (hostile.form !== undefined) {
@@ -113,7 +114,7 @@ describe('client-api: no hostile value in any operation answers 5xx (JSON, BSON,
       // parameter's answer) in each type in turn: the walk stays within its time on a busy machine.
       const inBody = hostile.operation.body !== undefined && hostile.form === undefined;
       const types =
-        inBody && ENCODED.has(hostile.value.label) ? mediaNames : [mediaNames[index % 4] as MediaName];
+        inBody && ENCODED.has(hostile.value.label) ? formatNames : [formatNames[index % 4] as FormatName];
       for (const type of types) {
         let answer = await send(hostile, type);
         // A case that closed the device's session (a sign-out) must not starve the ones after it.

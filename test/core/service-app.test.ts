@@ -6,7 +6,7 @@ import { httpErrors } from '../../src/core/errors.ts';
 import { requireApiKey } from '../../src/core/http/api-key-guard.ts';
 import { withErrors } from '../../src/core/http/route-errors.ts';
 import { type App, buildServiceApp, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { createTestCore, suiteApp, type TestCore } from '../helpers/harness.ts';
 
 /** A service with one route per behaviour of the shared plumbing. */
 const probe: ServiceDefinition = {
@@ -41,20 +41,10 @@ const probe: ServiceDefinition = {
 };
 
 describe('service app plumbing', () => {
-  let core: TestCore;
-  let app: App;
-  before(async () => {
-    core = await createTestCore({ BODY_LIMIT: '2048' });
-    app = await buildServiceApp(core, probe);
-    await app.ready();
-  });
-  after(async () => {
-    await app.close();
-    await core.dispose();
-  });
+  const served = suiteApp(probe, [], { BODY_LIMIT: '2048' });
 
   it('answers an unknown route with 404 in the family body', async () => {
-    const response = await app.inject({ method: 'GET', url: '/nowhere?token=abc' });
+    const response = await served.app.inject({ method: 'GET', url: '/nowhere?token=abc' });
     assert.equal(response.statusCode, 404);
     assert.deepEqual(response.json(), {
       code: 'NOT_FOUND',
@@ -64,7 +54,7 @@ describe('service app plumbing', () => {
   });
 
   it('answers malformed JSON with 400 MALFORMED_BODY', async () => {
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: '/echo',
       headers: { 'content-type': 'application/json' },
@@ -76,7 +66,7 @@ describe('service app plumbing', () => {
   });
 
   it('answers an oversize body with 413', async () => {
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: '/echo',
       headers: { 'content-type': 'application/json' },
@@ -88,7 +78,7 @@ describe('service app plumbing', () => {
   });
 
   it('answers an unsupported content type with 415', async () => {
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: '/echo',
       headers: { 'content-type': 'application/x-nope' },
@@ -99,7 +89,7 @@ describe('service app plumbing', () => {
   });
 
   it('lists one validation error per failing field', async () => {
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: '/echo',
       payload: { name: 'toolong', count: -1 },
@@ -114,7 +104,7 @@ describe('service app plumbing', () => {
   });
 
   it('hides an unexpected exception behind a bare 500', async () => {
-    const response = await app.inject({ method: 'GET', url: '/boom' });
+    const response = await served.app.inject({ method: 'GET', url: '/boom' });
     assert.equal(response.statusCode, 500);
     assert.deepEqual(response.json(), {
       code: 'INTERNAL_ERROR',
@@ -125,16 +115,20 @@ describe('service app plumbing', () => {
   });
 
   it('renders a thrown ProblemError with its headers', async () => {
-    const response = await app.inject({ method: 'GET', url: '/teapot' });
+    const response = await served.app.inject({ method: 'GET', url: '/teapot' });
     assert.equal(response.statusCode, 429);
     assert.equal(response.headers['retry-after'], '7');
     assert.equal(response.json().code, 'TOO_MANY_REQUESTS');
   });
 
   it('keeps a sane x-request-id and replaces an unsafe one', async () => {
-    const kept = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+    const kept = await served.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'abc-123' },
+    });
     assert.equal(kept.headers['x-request-id'], 'abc-123');
-    const replaced = await app.inject({
+    const replaced = await served.app.inject({
       method: 'GET',
       url: '/healthz',
       headers: { 'x-request-id': 'a b<script>' },
@@ -143,42 +137,66 @@ describe('service app plumbing', () => {
   });
 
   it('reports health and readiness with the database', async () => {
-    const health = await app.inject({ method: 'GET', url: '/healthz' });
+    const health = await served.app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(health.statusCode, 200);
-    assert.deepEqual(health.json(), { status: 'ok', service: 'agents', database: core.database.dialect });
-    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.deepEqual(health.json(), {
+      status: 'ok',
+      service: 'agents',
+      database: served.core.database.dialect,
+    });
+    const ready = await served.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 200);
   });
 
   it('guards routes by key class: 401 without or with a bad key, 403 for another class', async () => {
-    const gateway = await core.apiKeys.create('gateway', 'gw');
-    const client = await core.apiKeys.create('client', 'cl');
-    const none = await app.inject({ method: 'GET', url: '/gated' });
+    const gateway = await served.core.apiKeys.create('gateway', 'gw');
+    const client = await served.core.apiKeys.create('client', 'cl');
+    const none = await served.app.inject({ method: 'GET', url: '/gated' });
     assert.equal(none.statusCode, 401);
     assert.equal(none.json().errors[0].type, 'CREDENTIALS_MISSING');
-    const bad = await app.inject({
+    const bad = await served.app.inject({
       method: 'GET',
       url: '/gated',
       headers: { 'x-api-key': 'snt_gateway_nope' },
     });
     assert.equal(bad.statusCode, 401);
     assert.equal(bad.json().errors[0].type, 'API_KEY_INVALID');
-    const wrong = await app.inject({ method: 'GET', url: '/gated', headers: { 'x-api-key': client.key } });
+    const wrong = await served.app.inject({
+      method: 'GET',
+      url: '/gated',
+      headers: { 'x-api-key': client.key },
+    });
     assert.equal(wrong.statusCode, 403);
     assert.equal(wrong.json().errors[0].type, 'ACCESS_DENIED');
-    const ok = await app.inject({ method: 'GET', url: '/gated', headers: { 'x-api-key': gateway.key } });
+    const ok = await served.app.inject({
+      method: 'GET',
+      url: '/gated',
+      headers: { 'x-api-key': gateway.key },
+    });
     assert.equal(ok.statusCode, 200);
-    await core.apiKeys.revoke(gateway.id);
-    const revoked = await app.inject({ method: 'GET', url: '/gated', headers: { 'x-api-key': gateway.key } });
+    await served.core.apiKeys.revoke(gateway.id);
+    const revoked = await served.app.inject({
+      method: 'GET',
+      url: '/gated',
+      headers: { 'x-api-key': gateway.key },
+    });
     assert.equal(revoked.statusCode, 401);
   });
 
   it('exposes Prometheus metrics that a standard parser reads, to any valid key', async () => {
-    await app.inject({ method: 'GET', url: '/healthz' });
-    await app.inject({ method: 'GET', url: '/gated', headers: { 'x-api-key': 'snt_gateway_unknown' } });
-    assert.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
-    const key = (await core.apiKeys.create('client', 'scrape')).key;
-    const response = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': key } });
+    await served.app.inject({ method: 'GET', url: '/healthz' });
+    await served.app.inject({
+      method: 'GET',
+      url: '/gated',
+      headers: { 'x-api-key': 'snt_gateway_unknown' },
+    });
+    assert.equal((await served.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
+    const key = (await served.core.apiKeys.create('client', 'scrape')).key;
+    const response = await served.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { 'x-api-key': key },
+    });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/plain/);
     const families = parsePrometheusTextFormat(response.body);

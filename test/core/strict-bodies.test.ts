@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Type from 'typebox';
 import { validationItems } from '../../src/core/http/error-handler.ts';
-import { type App, buildServiceApp, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
+import { type App, type ServiceDefinition, typed } from '../../src/core/http/service-app.ts';
 import { type FormatName, writeBody } from '../client-api/media-formats.ts';
 import { sampleService } from '../client-api/media-sample-service.ts';
-import { createTestApp, createTestCore, type TestCore } from '../helpers/harness.ts';
+import { createTestApp, suiteApp } from '../helpers/harness.ts';
 
 const BASE = '/api/v1';
 
@@ -77,22 +77,12 @@ describe('strict bodies: client-api', () => {
 });
 
 describe('strict bodies: every media type of the client API', () => {
-  let core: TestCore;
-  let app: App;
-  before(async () => {
-    core = await createTestCore();
-    app = await buildServiceApp(core, sampleService({ bodyLimit: 4096 }));
-    await app.ready();
-  });
-  after(async () => {
-    await app.close();
-    await core.dispose();
-  });
+  const served = suiteApp(sampleService({ bodyLimit: 4096 }), []);
 
   const wrongTypes = { name: 5, enabled: 1, serial: '12', weight: '2.5', tags: ['x', 7] };
   for (const type of ['application/json', 'application/bson', 'application/ubjson'] as FormatName[]) {
     it(`${type}: lists each value of the wrong type once, converting none`, async () => {
-      const response = await app.inject({
+      const response = await served.app.inject({
         method: 'POST',
         url: `${BASE}/devices`,
         headers: { 'content-type': type, accept: 'application/json' },
@@ -112,7 +102,7 @@ describe('strict bodies: every media type of the client API', () => {
   it('application/xml: leaf text is still read as the schema types it', async () => {
     const xml =
       '<DeviceInput><name>5</name><enabled>true</enabled><serial>12</serial><weight>2.5</weight><tags><tags>x</tags></tags></DeviceInput>';
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: `${BASE}/devices`,
       headers: { 'content-type': 'application/xml', accept: 'application/json' },
@@ -131,7 +121,7 @@ describe('strict bodies: every media type of the client API', () => {
   it('application/xml: text that is not of the declared type is still refused', async () => {
     const xml =
       '<DeviceInput><name>n</name><enabled>maybe</enabled><serial>12</serial><tags><tags>x</tags></tags></DeviceInput>';
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: `${BASE}/devices`,
       headers: { 'content-type': 'application/xml', accept: 'application/json' },
@@ -162,20 +152,10 @@ describe('strict bodies: the shared plumbing', () => {
       );
     },
   };
-  let core: TestCore;
-  let app: App;
-  before(async () => {
-    core = await createTestCore();
-    app = await buildServiceApp(core, probe);
-    await app.ready();
-  });
-  after(async () => {
-    await app.close();
-    await core.dispose();
-  });
+  const served = suiteApp(probe, []);
 
   it('still converts path and query text to their declared types', async () => {
-    const response = await app.inject({
+    const response = await served.app.inject({
       method: 'POST',
       url: '/probe/3?flag=true',
       payload: { label: 'abc', size: 1 },
@@ -185,7 +165,11 @@ describe('strict bodies: the shared plumbing', () => {
   });
 
   it('lists a field failing every branch of a union once, with the types it may have', async () => {
-    const response = await app.inject({ method: 'POST', url: '/probe/3', payload: { label: 5, size: '1' } });
+    const response = await served.app.inject({
+      method: 'POST',
+      url: '/probe/3',
+      payload: { label: 5, size: '1' },
+    });
     assert.equal(response.statusCode, 400, response.body);
     assert.deepEqual(entries(response.json()), [
       'body/label must be string or null',

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { openCore } from '../../src/core/core.ts';
 import { startFamily } from '../../src/family.ts';
 import { type Env, startTestFamily, type TestCore, testDatabase } from '../helpers/harness.ts';
-import { HOUSEHOLD_PASSWORD } from '../helpers/household.ts';
+import { HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
 import { binPath, runCli } from '../helpers/processes.ts';
 
 /** `sintonia backup` in a child process, as an operator runs it. */
@@ -42,14 +41,7 @@ describe(`sintonia backup (${testDatabase})`, () => {
     running = await startTestFamily(['client-api']);
     core = running.core;
     clientApi = `${core.serviceUrl('client-api')}/api/v1`;
-    const api = composeClientApi(core);
-    userHash = (await api.accounts.create('BK-1')).userHash;
-    await api.users.create({
-      accountNumber: 'BK-1',
-      email: 'backup@example.com',
-      password: HOUSEHOLD_PASSWORD,
-      profiles: ['adult'],
-    });
+    userHash = await householdAccount(core, { accountNumber: 'BK-1', email: 'backup@example.com' });
   });
   after(async () => {
     await running.close();

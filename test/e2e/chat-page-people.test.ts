@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { type RunningFamily, startFamily } from '../../src/family.ts';
-import { launchChromium } from '../helpers/docs-page.ts';
-import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { suiteChatPageFamily } from '../helpers/chat-page-family.ts';
 import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
 import { horizontalOverflow, seriousAccessibilityProblems } from '../helpers/page-checks.ts';
-import { openWebChatPage, PAGE_STEP_CEILING_MS, type WebChatPage } from '../helpers/webchat-page.ts';
+import { openWebChatPage, refusedSignIn, submitSignIn, type WebChatPage } from '../helpers/webchat-page.ts';
 
-const BASE = '/api/v1';
 const WIDTHS = [390, 1280] as const;
 /** Where the README's screenshots are written, when set (e.g. docs/img). */
 const SCREENSHOTS = process.env.SINTONIA_CHAT_SCREENSHOTS;
@@ -31,18 +27,9 @@ async function assertFitsAndAccessible(chat: WebChatPage, state: string) {
  * and a long message; never wider than the window, and clean for axe-core (serious and critical).
  */
 describe('the chat page for people: phone and desktop, greeting, accessible', () => {
-  let browser: Browser | undefined;
-  let core: TestCore;
-  let family: RunningFamily;
-
-  before(async () => {
-    browser = await launchChromium();
-    core = await createTestCore({ CHAT_PAGE: 'on' });
-    const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
-    Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
-    family = await startFamily(core, ['client-api', 'assistant-auth', 'agents']);
+  const suite = suiteChatPageFamily(async (core, clientApi) => {
     for (const width of WIDTHS) {
-      await signedInHousehold(core, `${family.url('client-api')}${BASE}`, {
+      await signedInHousehold(core, clientApi, {
         accountNumber: `PEOPLE-${width}`,
         email: `ana-${width}@example.test`,
         devices: [
@@ -52,16 +39,10 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
       });
     }
   });
-  after(async () => {
-    await browser?.close();
-    await family?.close();
-    await core?.dispose();
-  });
 
   for (const width of WIDTHS) {
     it(`at ${width} px: greeting and questions, a refused then a good sign-in, a confirmed action, a long message`, async () => {
-      assert.ok(browser);
-      const chat = await openWebChatPage(browser, family.url('assistant-auth'), {
+      const chat = await openWebChatPage(suite.browser, suite.family.url('assistant-auth'), {
         viewport: { width, height: 800 },
       });
       try {
@@ -76,17 +57,10 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
           await page.screenshot({ path: join(SCREENSHOTS, 'chat-phone.png') });
         }
 
-        await page.fill('#sign-in input[name="username"]', `ana-${width}@example.test`);
-        await page.fill('#sign-in input[name="password"]', 'not the password');
-        await page.click('#sign-in button[type="submit"]');
-        await page
-          .getByText('That e-mail or password is not right.')
-          .waitFor({ timeout: PAGE_STEP_CEILING_MS });
-        chat.problems.length = 0; // the 401 of the wrong password is what this step expected
+        await refusedSignIn(chat, `ana-${width}@example.test`);
         await assertFitsAndAccessible(chat, 'sign-in refused');
 
-        await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
-        await page.click('#sign-in button[type="submit"]');
+        await submitSignIn(page, `ana-${width}@example.test`, HOUSEHOLD_PASSWORD);
         await page.getByText(`Signed in as ana-${width}@example.test.`, { exact: false }).waitFor();
         await chat.botSays(/You’re signed in/);
         await suggestion(chat, 'What devices do I have?').click();
@@ -115,8 +89,7 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
   }
 
   it('in a Spanish browser the page, the greeting and its questions are in Spanish, and so is the answer', async () => {
-    assert.ok(browser);
-    const chat = await openWebChatPage(browser, family.url('assistant-auth'), {
+    const chat = await openWebChatPage(suite.browser, suite.family.url('assistant-auth'), {
       viewport: { width: 320, height: 700 },
       locale: 'es-ES',
     });

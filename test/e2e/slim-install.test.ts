@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { testDatabase } from '../helpers/harness.ts';
-import { freePort } from '../helpers/processes.ts';
+import { freePort, gatherOutput } from '../helpers/processes.ts';
 import { until } from '../helpers/until.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,15 +57,9 @@ function sh(
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', command], { cwd, env: shellEnv(env) });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
+    const gathered = gatherOutput(child);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+    child.on('close', (code) => resolve({ code, output: gathered.all }));
   });
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defaultServiceName, tracingWanted } from '../../src/core/tracing/tracing.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { freePort, startServe } from '../helpers/processes.ts';
+import { serveAgents } from '../helpers/processes.ts';
 
 describe('tracing is off unless an OTLP endpoint is set', () => {
   it('on with an endpoint (base or traces), unless the SDK is disabled or the exporter is none', () => {
@@ -54,22 +54,9 @@ export async function resolve(specifier, context, next) {
         register,
         `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`,
       );
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const served = await startServe(
-        ['--service', 'agents'],
-        {
-          ...core.env,
-          AGENTS_PORT: String(port),
-          SINTONIA_DEMO: '0',
-          NODE_OPTIONS: `--import=${register}`,
-          ...env,
-        },
-        [url],
-        60_000,
-      );
+      const served = await serveAgents(core.env, { NODE_OPTIONS: `--import=${register}`, ...env });
       try {
-        assert.equal((await fetch(`${url}/healthz`)).status, 200);
+        assert.equal((await fetch(`${served.url}/healthz`)).status, 200);
       } finally {
         served.child.kill('SIGTERM');
         await served.exited;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { freePort, startServe } from '../helpers/processes.ts';
+import { serveAgents } from '../helpers/processes.ts';
 
 /** One export as a collector reads it, whichever encoding it came in. */
 interface Received {
@@ -134,24 +134,14 @@ describe('tracing honours the OpenTelemetry environment variables', { timeout: 2
 
   /** Serves the agents with `env`, sends `requests` (headers of each GET), and answers what reached the receiver for them. */
   async function traced(env: Record<string, string>, requests: Array<Record<string, string>>) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const served = await startServe(
-      ['--service', 'agents'],
-      {
-        ...core.env,
-        AGENTS_PORT: String(port),
-        SINTONIA_DEMO: '0',
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-        ...env,
-      },
-      [url],
-      60_000,
-    );
+    const served = await serveAgents(core.env, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...env,
+    });
     const mark = receiver.received.length;
     try {
-      for (const headers of requests) await (await fetch(`${url}/agents`, { headers })).arrayBuffer();
+      for (const headers of requests) await (await fetch(`${served.url}/agents`, { headers })).arrayBuffer();
     } finally {
       // The SDK's shutdown sends what it still holds.
       served.child.kill('SIGTERM');

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
+import { HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
 import { freePort, startServe } from '../helpers/processes.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 
 type Serve = Awaited<ReturnType<typeof startServe>>;
 
@@ -23,12 +22,9 @@ describe('two client-api processes on one store', () => {
 
   before(async () => {
     core = await createTestCore({ SINTONIA_DEMO: '0' });
-    const api = composeClientApi(core);
-    userHash = (await api.accounts.create('tp-1')).userHash;
-    await api.users.create({
+    userHash = await householdAccount(core, {
       accountNumber: 'tp-1',
       email: 'tp-1@example.test',
-      password: PASSWORD,
       profiles: [],
     });
     operatorKey = (await core.apiKeys.create('backoffice', 'two-processes test')).key;
@@ -56,7 +52,7 @@ describe('two client-api processes on one store', () => {
     const response = await fetch(url(which, '/auth/smarttv/users/authenticate'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'tp-1@example.test', password: PASSWORD, deviceId }),
+      body: JSON.stringify({ username: 'tp-1@example.test', password: HOUSEHOLD_PASSWORD, deviceId }),
     });
     const body = (await response.json()) as { tokens: { accessToken: string } };
     assert.equal(response.status, 200, JSON.stringify(body));

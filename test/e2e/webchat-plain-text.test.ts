@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { type RunningFamily, startFamily } from '../../src/family.ts';
 import {
   type AgentsStub,
   openStream,
   type StreamActivity,
   startAgentsStub,
 } from '../assistant-auth/helpers/directline-stream.ts';
-import { launchChromium } from '../helpers/docs-page.ts';
-import { createTestCore, startTestFamily, type TestCore } from '../helpers/harness.ts';
-import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
-import { openWebChatPage, PAGE_STEP_CEILING_MS } from '../helpers/webchat-page.ts';
+import { suiteChatPageFamily } from '../helpers/chat-page-family.ts';
+import { startTestFamily, type TestCore } from '../helpers/harness.ts';
+import { signedInHousehold } from '../helpers/household.ts';
+import { openWebChatPage, signInOnPage } from '../helpers/webchat-page.ts';
 
-const BASE = '/api/v1';
 /** A device name anyone who signs a device in may choose: markdown and HTML, 64 characters (the limit). */
 const HOSTILE_NAME = '[Verify account](https://evil.example/p) <b>bold</b> <img src=x>';
 /** A new name the person types, echoed back in the confirmation. */
@@ -24,17 +21,8 @@ const HOSTILE_RENAME = '<i>Guest</i> [here](https://evil.example/q)';
  * markdown and HTML is listed with every character shown, and no link or element comes of it.
  */
 describe('the chat page in Chromium: device names and echoed words are shown as text', () => {
-  let browser: Browser | undefined;
-  let core: TestCore;
-  let family: RunningFamily;
-
-  before(async () => {
-    browser = await launchChromium();
-    core = await createTestCore({ CHAT_PAGE: 'on' });
-    const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
-    Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
-    family = await startFamily(core, ['client-api', 'assistant-auth', 'agents']);
-    await signedInHousehold(core, `${family.url('client-api')}${BASE}`, {
+  const suite = suiteChatPageFamily(async (core, clientApi) => {
+    await signedInHousehold(core, clientApi, {
       accountNumber: 'WEB-2001',
       email: 'eve@example.test',
       devices: [
@@ -43,24 +31,12 @@ describe('the chat page in Chromium: device names and echoed words are shown as 
       ],
     });
   });
-  after(async () => {
-    await browser?.close();
-    await family?.close();
-    await core?.dispose();
-  });
 
   it('lists a device named with markdown and HTML literally, with no link, <b> or <img> in the transcript', async () => {
-    assert.ok(browser);
-    const chat = await openWebChatPage(browser, family.url('assistant-auth'));
+    const chat = await openWebChatPage(suite.browser, suite.family.url('assistant-auth'));
     try {
       const { page } = chat;
-      await page.fill('#sign-in input[name="username"]', 'eve@example.test');
-      await page.fill('#sign-in input[name="password"]', HOUSEHOLD_PASSWORD);
-      await page.click('#sign-in button[type="submit"]');
-      await page
-        .getByText('Signed in as eve@example.test.', { exact: false })
-        .waitFor({ timeout: PAGE_STEP_CEILING_MS });
-      await chat.connected();
+      await signInOnPage(chat, 'eve@example.test');
 
       await chat.send('what devices do I have?');
       const listed = await chat.botSays(/You have \d+ devices/);

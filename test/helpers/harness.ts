@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { KeyClass } from '../../src/core/api-keys/api-keys.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { type Core, createLogger, openCore, type ServiceName } from '../../src/core/core.ts';
-import { type App, buildServiceApp } from '../../src/core/http/service-app.ts';
+import { type App, buildServiceApp, type ServiceDefinition } from '../../src/core/http/service-app.ts';
 import { type RunningFamily, services, startFamily } from '../../src/family.ts';
 
 export type Env = Record<string, string | undefined>;
@@ -78,15 +78,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   };
 }
 
-/** One service app built exactly as production builds it, for `app.inject`. */
+/** One service app built exactly as production builds it (or a service a test defines), for `app.inject`. */
 export async function createTestApp(
-  name: ServiceName,
+  service: ServiceName | ServiceDefinition,
   overrides: Env = {},
 ): Promise<{ app: App; core: TestCore; close(): Promise<void> }> {
   const core = await createTestCore(overrides);
   let app: App;
   try {
-    app = await buildServiceApp(core, services[name]);
+    app = await buildServiceApp(core, typeof service === 'string' ? services[service] : service);
     await app.ready();
   } catch (error) {
     // A service that refuses to start leaves no open connection behind (the test process must end).
@@ -104,16 +104,21 @@ export async function createTestApp(
 }
 
 /**
- * For the calling suite: one service app and an API key of each class asked for, made before its tests
- * and closed after them. Read inside the tests: `app`, `core`, `key(keyClass)` and `headers` (the first
- * class's key as X-API-Key).
+ * For the calling suite: one service app (of the family, or one a test defines) and an API key of each class
+ * asked for (none: `[]`), made before its tests and closed after them. Read inside the tests: `app`, `core`,
+ * `key(keyClass)` and `headers` (the first class's key as X-API-Key).
  */
-export function suiteApp(name: ServiceName, keyClasses: KeyClass | KeyClass[], overrides: Env = {}) {
+export function suiteApp(
+  service: ServiceName | ServiceDefinition,
+  keyClasses: KeyClass | KeyClass[],
+  overrides: Env = {},
+) {
+  const name = typeof service === 'string' ? service : 'service';
   const classes = Array.isArray(keyClasses) ? keyClasses : [keyClasses];
   let made: Awaited<ReturnType<typeof createTestApp>> | undefined;
   const keys = new Map<KeyClass, string>();
   before(async () => {
-    made = await createTestApp(name, overrides);
+    made = await createTestApp(service, overrides);
     for (const keyClass of classes) {
       keys.set(keyClass, (await made.core.apiKeys.create(keyClass, `${name} test (${keyClass})`)).key);
     }

@@ -1,16 +1,8 @@
 import { encode as ubjsonEncode } from '@shelacek/ubjson';
 import { Long, serialize } from 'bson';
 import { Builder } from 'xml2js';
+import type { FormatName } from '../client-api/media-formats.ts';
 import { isRawNumber, jsonText } from './hostile-inputs.ts';
-
-/** The client API's four media types, as a client writes a hostile body in each. */
-export type MediaName = 'application/json' | 'application/bson' | 'application/ubjson' | 'application/xml';
-export const mediaNames: MediaName[] = [
-  'application/json',
-  'application/bson',
-  'application/ubjson',
-  'application/xml',
-];
 
 /** A copy of `value` with each RawNumber replaced by `number(raw)`. */
 function withNumbers(value: unknown, number: (raw: { raw: string; approx: number }) => unknown): unknown {
@@ -58,7 +50,7 @@ function xmlText(value: unknown): string {
 }
 
 /** The bytes of a hostile body in one media type. */
-export function hostileBody(type: MediaName, body: unknown): Buffer {
+export function hostileBody(type: FormatName, body: unknown): Buffer {
   switch (type) {
     case 'application/json':
       return Buffer.from(jsonText(body));

@@ -5,6 +5,18 @@ import type { Core } from '../../src/core/core.ts';
 /** The password of every household's user. */
 export const HOUSEHOLD_PASSWORD = 'correct horse battery';
 
+/** An account with one user (`email`, HOUSEHOLD_PASSWORD, adult unless told): answers the account's user hash. */
+export async function householdAccount(
+  core: Core,
+  household: { accountNumber: string; email: string; profiles?: string[] },
+): Promise<string> {
+  const { accountNumber, email, profiles = ['adult'] } = household;
+  const api = composeClientApi(core);
+  const { userHash } = await api.accounts.create(accountNumber);
+  await api.users.create({ accountNumber, email, password: HOUSEHOLD_PASSWORD, profiles });
+  return userHash;
+}
+
 /**
  * An account with one adult user (`email`, HOUSEHOLD_PASSWORD), its devices signed in through client-api's
  * real sign-in route at `clientApiUrl` (e.g. `http://127.0.0.1:3000/api/v1`), so each has a session as a
@@ -15,10 +27,8 @@ export async function signedInHousehold(
   clientApiUrl: string,
   household: { accountNumber: string; email: string; devices: ReadonlyArray<readonly [string, string]> },
 ): Promise<Record<string, string>> {
-  const { accountNumber, email } = household;
-  const api = composeClientApi(core);
-  await api.accounts.create(accountNumber);
-  await api.users.create({ accountNumber, email, password: HOUSEHOLD_PASSWORD, profiles: ['adult'] });
+  const { email } = household;
+  await householdAccount(core, household);
   const tokens: Record<string, string> = {};
   for (const [deviceId, deviceName] of household.devices) {
     const response = await fetch(`${clientApiUrl}/auth/smarttv/users/authenticate`, {

@@ -22,6 +22,14 @@ export async function scrape(core: { apiKeys: ApiKeyStore }, serviceUrl: string)
   return response.text();
 }
 
+/** An app's /metrics through `inject`, read with a key of `core`'s store (X-API-Key). */
+export async function injectedMetrics(
+  app: { inject(request: { url: string; headers: Record<string, string> }): Promise<{ body: string }> },
+  core: { apiKeys: ApiKeyStore },
+): Promise<string> {
+  return (await app.inject({ url: '/metrics', headers: { 'x-api-key': await scrapeKey(core) } })).body;
+}
+
 /**
  * The sum of the samples of `name` whose labels include `labels` (undefined when there is none): what
  * `sum(name{labels})` would say of this one scrape.

@@ -47,6 +47,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** What a child process writes, gathered as it writes it: each stream, and both in the order written (`all`). */
+export function gatherOutput(child: ChildProcess): { stdout: string; stderr: string; all: string } {
+  const gathered = { stdout: '', stderr: '', all: '' };
+  child.stdout?.on('data', (chunk) => {
+    gathered.stdout += chunk;
+    gathered.all += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    gathered.stderr += chunk;
+    gathered.all += chunk;
+  });
+  return gathered;
+}
+
 /** Runs `sintonia ARGS` to completion with the given environment and standard input (empty by default). */
 export function runCli(
   args: string[],
@@ -55,16 +69,9 @@ export function runCli(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], { env: { PATH: process.env.PATH, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
+    const gathered = gatherOutput(child);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout: gathered.stdout, stderr: gathered.stderr }));
     child.stdin.end(input);
   });
 }
@@ -79,28 +86,36 @@ export async function startServe(
   const child = spawn(process.execPath, [binPath, 'serve', ...args], {
     env: { PATH: process.env.PATH, ...env },
   });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
+  const gathered = gatherOutput(child);
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
   for (const url of healthUrls) {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}):\n${output}`);
+      if (child.exitCode !== null)
+        throw new Error(`serve exited early (${child.exitCode}):\n${gathered.all}`);
       const ok = await fetch(`${url}/healthz`)
         .then((response) => response.status === 200)
         .catch(() => false);
       if (ok) break;
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`serve did not answer ${url}/healthz within ${timeoutMs} ms:\n${output}`);
+        throw new Error(`serve did not answer ${url}/healthz within ${timeoutMs} ms:\n${gathered.all}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  return { child, output: () => output, exited };
+  return { child, output: () => gathered.all, exited };
+}
+
+/** `sintonia serve --service agents` on a free port over `coreEnv`'s store, without demo data, with `env` added; resolves once it answers. */
+export async function serveAgents(coreEnv: Env, env: Env) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const served = await startServe(
+    ['--service', 'agents'],
+    { ...coreEnv, AGENTS_PORT: String(port), SINTONIA_DEMO: '0', ...env },
+    [url],
+    60_000,
+  );
+  return { url, ...served };
 }

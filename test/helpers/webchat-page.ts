@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { LOOPBACK, watchPage } from './docs-page.ts';
+import { HOUSEHOLD_PASSWORD } from './household.ts';
 
 /** One message of the transcript as the person sees it. */
 export interface TranscriptEntry {
@@ -146,4 +147,29 @@ export async function openWebChatPage(
   await input.waitFor({ timeout: PAGE_STEP_CEILING_MS });
   await chat.connected();
   return chat;
+}
+
+/** Types `email` and `password` into the page's sign-in form and submits it. */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.fill('#sign-in input[name="username"]', email);
+  await page.fill('#sign-in input[name="password"]', password);
+  await page.click('#sign-in button[type="submit"]');
+}
+
+/** A wrong password on the page: waits for its refusal, then forgets the 401 it caused among the page's problems. */
+export async function refusedSignIn(chat: WebChatPage, email: string): Promise<void> {
+  await submitSignIn(chat.page, email, 'not the password');
+  await chat.page
+    .getByText('That e-mail or password is not right.')
+    .waitFor({ timeout: PAGE_STEP_CEILING_MS });
+  chat.problems.length = 0; // the 401 of the wrong password is what this step expected
+}
+
+/** Signs in on the page with the household's password: waits for "Signed in as <email>." and a connected Web Chat. */
+export async function signInOnPage(chat: WebChatPage, email: string): Promise<void> {
+  await submitSignIn(chat.page, email, HOUSEHOLD_PASSWORD);
+  await chat.page
+    .getByText(`Signed in as ${email}.`, { exact: false })
+    .waitFor({ timeout: PAGE_STEP_CEILING_MS });
+  await chat.connected();
 }

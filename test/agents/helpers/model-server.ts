@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
+import { createTestCore, type TestCore } from '../../helpers/harness.ts';
 
 export interface ModelRequest {
   headers: IncomingMessage['headers'];
@@ -75,4 +77,29 @@ export function completion(content: string): string {
 /** One streamed chunk of a chat completion, as an SSE event. */
 export function streamChunk(content: string): string {
   return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+}
+
+/** For the calling suite: a fresh core and a fake model server, made before its tests and closed after them (read inside the tests). */
+export function suiteCoreAndModel(): { readonly core: TestCore; readonly model: ModelServer } {
+  let made: { core: TestCore; model: ModelServer } | undefined;
+  before(async () => {
+    made = { core: await createTestCore(), model: await startModelServer() };
+  });
+  after(async () => {
+    await made?.model.close();
+    await made?.core.dispose();
+  });
+  const ready = () => {
+    if (made === undefined)
+      throw new Error("suiteCoreAndModel: read inside a test, after the suite's before()");
+    return made;
+  };
+  return {
+    get core() {
+      return ready().core;
+    },
+    get model() {
+      return ready().model;
+    },
+  };
 }

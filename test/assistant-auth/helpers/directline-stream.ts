@@ -80,8 +80,13 @@ export async function openStream(url: string): Promise<StreamClient> {
   return client;
 }
 
-/** Opening a stream that the server refuses: the HTTP status and body it answered the upgrade with. */
-export function refusedUpgrade(url: string): Promise<{ status: number; body: unknown }> {
+/**
+ * Opening a stream that the server refuses: the HTTP status, Retry-After and body it answered the upgrade
+ * with, and the body's first error type.
+ */
+export function refusedUpgrade(
+  url: string,
+): Promise<{ status: number; retryAfter?: string; body: unknown; type?: string }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     socket.on('unexpected-response', (_request, response) => {
@@ -89,7 +94,13 @@ export function refusedUpgrade(url: string): Promise<{ status: number; body: unk
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+        const body = text ? (JSON.parse(text) as { errors?: Array<{ type: string }> }) : undefined;
+        resolve({
+          status: response.statusCode ?? 0,
+          retryAfter: response.headers['retry-after'],
+          body,
+          type: body?.errors?.[0]?.type,
+        });
         socket.terminate();
       });
     });

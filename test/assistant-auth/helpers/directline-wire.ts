@@ -64,6 +64,18 @@ export function directLineCall(
   });
 }
 
+/** One request to the channel at `base` with a bearer token: its status and JSON body. */
+export async function directLineJson(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await directLineCall(base, method, path, { bearer: token, body });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
 /** The conversation's activities as its own token reads them. */
 export async function activitiesOf(base: string, of: ConversationAnswer): Promise<SeenActivity[]> {
   const response = await directLineCall(
@@ -112,6 +124,8 @@ export function embeddedChannel(overrides: Env = {}) {
         bearer: channelSecret(channel.core),
         body: {},
       }),
+    /** Requests refused at `limit`, as the channel's /metrics counts them. */
+    refusals: (limit: string) => limitRefusals(channel.core, limit),
     /** A new conversation (asserts the 201). */
     async conversation(): Promise<ConversationAnswer> {
       const response = await channel.startConversation();

@@ -47,23 +47,22 @@ export interface Codec {
 }
 
 export const MAX_DEPTH = 32;
-const noRefs = () => undefined;
+/** No schema references to resolve. */
+export const noRefs = () => undefined;
+
+/** A device body's fields: every scalar type (a 64-bit integer among them) and a wrapped list. */
+export const DEVICE_FIELDS: Record<string, JsonSchema> = {
+  name: { type: 'string' },
+  enabled: { type: 'boolean' },
+  serial: { type: 'integer', format: 'int64' },
+  weight: { type: 'number' },
+  tags: { type: 'array', items: { type: 'string' }, xml: { wrapped: true } },
+};
 
 /** Bodies under every shape of body schema the routes declare. */
 export const schemas: readonly JsonSchema[] = [
   {},
-  {
-    type: 'object',
-    xml: { name: 'DeviceInput' },
-    properties: {
-      name: { type: 'string' },
-      enabled: { type: 'boolean' },
-      serial: { type: 'integer', format: 'int64' },
-      weight: { type: 'number' },
-      tags: { type: 'array', items: { type: 'string' }, xml: { wrapped: true } },
-    },
-    required: ['name', 'tags'],
-  },
+  { type: 'object', xml: { name: 'DeviceInput' }, properties: DEVICE_FIELDS, required: ['name', 'tags'] },
   { type: 'array', items: { type: 'object', additionalProperties: { type: 'integer' } } },
   { type: 'string' },
   { type: 'integer' },

@@ -7,10 +7,9 @@ import { decodeXml } from '../../../src/client-api/media/xml-decode.ts';
 import { encodeXml } from '../../../src/client-api/media/xml-encode.ts';
 import { decodeName, encodeName } from '../../../src/client-api/media/xml-names.ts';
 import { ProblemError } from '../../../src/core/errors.ts';
+import { DEVICE_FIELDS, MAX_DEPTH, noRefs } from '../../helpers/body-fuzz/codecs.ts';
 import { typedValue } from './arbitraries.ts';
 
-const MAX_DEPTH = 32;
-const noRefs = () => undefined;
 const read = (text: string, schema?: JsonSchema) => decodeXml(text, schema, noRefs, MAX_DEPTH);
 
 function refusal(type: string) {
@@ -21,11 +20,7 @@ const Device: JsonSchema = {
   type: 'object',
   xml: { name: 'DeviceBase' },
   properties: {
-    name: { type: 'string' },
-    enabled: { type: 'boolean' },
-    serial: { type: 'integer', format: 'int64' },
-    weight: { type: 'number' },
-    tags: { type: 'array', items: { type: 'string' }, xml: { wrapped: true } },
+    ...DEVICE_FIELDS,
     codes: { type: 'array', items: { type: 'integer', xml: { name: 'code' } } },
   },
   required: ['name', 'enabled', 'serial', 'tags', 'codes'],

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
 import { type StatementPipeline, statementPipeline } from './pipeline.ts';
 import { PipelinedDialect } from './pipelined-driver.ts';
+import { preparedOnce } from './sqlite-statements.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -95,7 +96,7 @@ function openSqlite(dataDir: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   const statistics: StoreStatistics = { statements: 0 };
-  const db = countingKysely(new SqliteDialect({ database: connection }), statistics);
+  const db = countingKysely(new SqliteDialect({ database: preparedOnce(connection) }), statistics);
   const signals = new Map<string, OpenChangeSignal>();
   let checkpointer: WalCheckpointer | undefined;
   const startCheckpointer = setTimeout(() => {

@@ -154,7 +154,7 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
           connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
         })
       : undefined;
-  const dialect = pipeline ? new PipelinedDialect({ pool }, pipeline) : new PostgresDialect({ pool });
+  const dialect = pipeline ? new PipelinedDialect(pool, pipeline) : new PostgresDialect({ pool });
   const db = countingKysely(dialect, statistics);
   const parsed = new URL(url);
   return {

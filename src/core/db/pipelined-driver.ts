@@ -8,6 +8,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import type pg from 'pg';
 import type { StatementPipeline } from './pipeline.ts';
 
 /** A connection of the pool, as Kysely's PostgreSQL driver hands it out and takes it back. */
@@ -28,17 +29,17 @@ const NAMED_TEXTS = 1000;
  * save ran at a quarter of the bare baseline's pooled upsert (docs/decisions-performance.md).
  */
 export class PipelinedDialect extends PostgresDialect {
-  readonly #config: PostgresDialectConfig;
+  readonly #pool: pg.Pool;
   readonly #pipeline: StatementPipeline;
 
-  constructor(config: PostgresDialectConfig, pipeline: StatementPipeline) {
-    super(config);
-    this.#config = config;
+  constructor(pool: pg.Pool, pipeline: StatementPipeline) {
+    super({ pool } satisfies PostgresDialectConfig);
+    this.#pool = pool;
     this.#pipeline = pipeline;
   }
 
   override createDriver(): Driver {
-    return new PipelinedDriver(new PostgresDriver(this.#config), this.#pipeline);
+    return new PipelinedDriver(new PostgresDriver({ pool: this.#pool }), this.#pool, this.#pipeline);
   }
 }
 
@@ -64,25 +65,17 @@ class PipelinedConnection implements DatabaseConnection {
 
   constructor(
     private readonly pool: PostgresDriver,
+    private readonly pgPool: pg.Pool,
     private readonly pipeline: StatementPipeline,
     private readonly nameOf: (text: string) => string | undefined,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.held !== undefined) return this.held.executeQuery(compiled);
-    if (writes(compiled)) {
-      const connection = (await this.pool.acquireConnection()) as PooledConnection;
-      try {
-        return await connection.executeQuery<R>(compiled);
-      } finally {
-        await this.pool.releaseConnection(connection);
-      }
-    }
-    const { command, rowCount, rows } = await this.pipeline.query({
-      name: this.nameOf(compiled.sql),
-      text: compiled.sql,
-      values: compiled.parameters as unknown[],
-    });
+    const statement = { text: compiled.sql, values: compiled.parameters as unknown[] };
+    const { command, rowCount, rows } = writes(compiled)
+      ? await onThePool(this.pgPool, statement)
+      : await this.pipeline.query({ name: this.nameOf(compiled.sql), ...statement });
     const changed =
       command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
     return { numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
@@ -105,6 +98,7 @@ class PipelinedDriver implements Driver {
 
   constructor(
     private readonly pool: PostgresDriver,
+    private readonly pgPool: pg.Pool,
     private readonly pipeline: StatementPipeline,
   ) {}
 
@@ -113,7 +107,7 @@ class PipelinedDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pipeline, this.#nameOf);
+    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pgPool, this.pipeline, this.#nameOf);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -162,6 +156,26 @@ class PipelinedDriver implements Driver {
 
   destroy(): Promise<void> {
     return this.pool.destroy();
+  }
+}
+
+/**
+ * One statement on a connection of the pool. A connection that failed under it (the server ended it, or
+ * it was lost) is given back with the error, so the pool drops it at once: given back as fine, it could be
+ * handed to the next statement before its end is noticed, which would then fail on it too.
+ */
+async function onThePool(pool: pg.Pool, statement: { text: string; values: unknown[] }) {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  try {
+    return await client.query(statement);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // No SQLSTATE (a socket error), or class 08 (connection exception) or 57 (operator intervention).
+    if (typeof code !== 'string' || /^(08|57)/.test(code)) lost = error as Error;
+    throw error;
+  } finally {
+    client.release(lost);
   }
 }
 

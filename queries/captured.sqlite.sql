@@ -14,7 +14,6 @@ delete from "audit_log" where "id" in (select "id" from "audit_log" where "at" <
 delete from "device_grants" where "id" in (select "id" from "device_grants" where "expires_at" < ? order by "expires_at" limit 2)
 delete from "devices" where "account_number" = ? and "device_id" in (?)
 delete from "directline_activities" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_activities"."conversation_id")
-delete from "directline_conversations" where "id" = ?
 delete from "directline_conversations" where "last_activity_at" < ?
 delete from "directline_uploads" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_uploads"."conversation_id")
 delete from "login_failures" where "bucket" = ?
@@ -27,7 +26,6 @@ delete from "sessions" where "id" in (select "id" from "sessions" where "refresh
 insert into "accounts" ("account_number", "user_code", "user_hash", "created_at") values (?, ?, ?, ?) on conflict ("account_number") do nothing
 insert into "ad_breaks" ("contents", "content_id", "position", "offset_seconds", "max_ads") values (?, ?, ?, ?, ?) on conflict ("contents", "content_id", "position", "offset_seconds") do update set "max_ads" = ?
 insert into "ad_contacts" ("id", "account_number", "device_class", "campaign", "media_player_id", "created_at") values (?, ?, ?, ?, ?, ?)
-insert into "ad_contacts" ("id", "account_number", "device_class", "campaign", "media_player_id", "created_at") values (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)
 insert into "agent_chat_history" ("id", "owner_hash", "turn_id", "position", "message", "tokens", "created_at") values (?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?)
 insert into "agent_confirmations" ("id", "owner_hash", "tool", "arguments_sealed", "arguments_hash", "created_at", "expires_at", "settled_at") values (?, ?, ?, ?, ?, ?, ?, ?)
 insert into "api_keys" ("id", "name", "key_class", "secret_hash", "created_at", "revoked_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?)
@@ -36,7 +34,6 @@ insert into "assistant_callback_nonces" ("nonce_hash", "expires_at") values (?, 
 insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_sealed", "created_at", "activates_at", "retires_at") values (?, ?, ?, ?, ?, ?, ?)
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values (?, ?, ?, ?, ?)
-insert into "audit_log" ("id", "at", "actor", "action", "subject") values (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
 insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "requested_from", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values (?, ?, ?, ?) on conflict ("kid") do nothing
@@ -46,32 +43,22 @@ insert into "directline_conversations" ("id", "user_id", "last_seq", "created_at
 insert into "directline_uploads" ("id", "conversation_id", "name", "content_type", "size", "content", "created_at") values (?, ?, ?, ?, ?, ?, ?)
 insert into "login_failures" ("bucket", "failures", "window_start") values (?, ?, ?) on conflict ("bucket") do update set "failures" = case when "login_failures"."window_start" <= 0 then 1 else "login_failures"."failures" + 1 end, "window_start" = case when "login_failures"."window_start" <= 0 then 0 else "login_failures"."window_start" end returning "failures", "window_start"
 insert into "mail_outbox" ("id", "kind", "sealed_message", "status", "attempts", "next_attempt_at", "locked_until", "created_at", "sent_at", "last_error") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-insert into "mail_outbox" ("id", "kind", "sealed_message", "status", "attempts", "next_attempt_at", "locked_until", "created_at", "sent_at", "last_error") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "rate_limit_counters" ("bucket", "window_start", "hits") values (?, ?, ?) on conflict ("bucket", "window_start") do update set "hits" = "rate_limit_counters"."hits" + ? returning "hits"
 insert into "ratings" ("module", "content_id", "user_id", "account_number", "rating", "updated_at") values (?, ?, ?, ?, ?, ?) on conflict ("module", "content_id", "user_id") do update set "rating" = ?, "account_number" = ?, "updated_at" = ?
 insert into "registration_requests" ("id", "device_class", "email_hash", "outbox_id", "created_at") values (?, ?, ?, ?, ?)
-insert into "registration_requests" ("id", "device_class", "email_hash", "outbox_id", "created_at") values (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)
 insert into "sessions" ("id", "account_number", "device_id", "device_class", "platform_user_id", "qsp_version", "refresh_hash", "refresh_expires_at", "tier", "scope", "user_profile", "created_at", "last_used_at", "closed_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-insert into "sessions" ("id", "account_number", "device_id", "device_class", "platform_user_id", "qsp_version", "refresh_hash", "refresh_expires_at", "tier", "scope", "user_profile", "created_at", "last_used_at", "closed_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "store_identity" ("name", "value", "recorded_at") values (?, ?, ?) on conflict ("name") do nothing
 insert into "subscriptions" ("platform_user_id", "cod_persona", "cod_oferta", "account_number", "product", "enabled", "enabled_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("platform_user_id", "cod_persona", "cod_oferta") do update set "enabled" = ?, "account_number" = ?, "updated_at" = ?, "enabled_at" = case when "subscriptions"."enabled" = ? then "subscriptions"."enabled_at" else 0 end returning *
 insert into "users" ("platform_user_id", "account_number", "email", "password_hash", "profiles", "subscriptions", "created_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "email") do nothing
-select "arguments_sealed" from "agent_confirmations"
 select "closed_at", "last_used_at" from "sessions" where "id" = ?
 select "created_at" from "agent_chat_history" where "owner_hash" = ? and "position" = ? order by "created_at" desc limit ? offset ?
 select "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = ?
 select "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = ?
 select "device_id" from "devices" where "account_number" = ? and "last_playback_at" >= ? order by "device_id"
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = ? and "directline_activities"."claimed_until" < ? order by "directline_activities"."created_at" limit ?
-select "id" from "ad_contacts" order by "id"
 select "id" from "api_keys" where "id" = ?
-select "id" from "audit_log" order by "id"
-select "id" from "mail_outbox" order by "id"
-select "id" from "registration_requests" order by "id"
-select "id" from "sessions" order by "id"
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = ? and "conversation_id" = ?
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = ?
-select "link_sealed" from "assistant_users" where "assistant_id" = ?
 select "name", "value" from "store_identity" where substr(name, 1, ?) = ? order by "name"
 select "platform_user_id" from "subscriptions" where "account_number" = ? and "cod_oferta" in (?) and "enabled" = ? limit ?
 select "position", "offset_seconds", "max_ads" from "ad_breaks" where "contents" = ? and "content_id" = ? order by "offset_seconds"
@@ -82,58 +69,29 @@ select "turn_id", "position", "message", "tokens" from "agent_chat_history" wher
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = ? order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."platform_user_id" = ?
 select "value" from "store_identity" where "name" = ?
-select * from "accounts"
 select * from "accounts" where "account_number" = ?
 select * from "accounts" where "user_hash" = ?
-select * from "ad_breaks"
-select * from "ad_contacts"
-select * from "ad_contacts" where "id" = ?
-select * from "agent_chat_history"
-select * from "agent_confirmations"
 select * from "agent_confirmations" where "owner_hash" = ? and "settled_at" is null order by "created_at" desc
-select * from "api_keys"
 select * from "api_keys" order by "created_at", "id"
 select * from "api_keys" where "id" = ?
-select * from "assistant_callback_nonces"
-select * from "assistant_signing_keys"
 select * from "assistant_signing_keys" where ("retires_at" is null or "retires_at" > ?) and "alg" = ? and "activates_at" <= ? order by "activates_at" desc, "kid" desc
 select * from "assistant_signing_keys" where ("retires_at" is null or "retires_at" > ?) order by "activates_at", "kid"
-select * from "assistant_users"
 select * from "assistant_users" where "assistant_id" = ?
 select * from "assistant_users" where "assistant_id_global" = ? and "channel" = ? and "expires_at" > ? order by "created_at" desc, "assistant_id"
 select * from "assistant_users" where "phone_hash" = ? order by "created_at" desc, "assistant_id"
 select * from "assistant_users" where "subject_hash" = ? order by "created_at" desc, "assistant_id"
-select * from "audit_log"
-select * from "audit_log" where "action" like ? and "subject" = ?
-select * from "bookmarks"
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and "account_number" = ?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and "account_number" = ? and "version" = ?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and "version" = ?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? order by "position_at" desc, "content_id" limit ?
 select * from "bookmarks" where "user_hash" = ? order by "position_at" desc, "content_id" limit ?
-select * from "device_grants"
 select * from "device_grants" where "device_code_hash" = ?
 select * from "device_grants" where "user_code_hash" = ? and "status" = ? and "expires_at" > ?
-select * from "device_signing_keys"
 select * from "device_signing_keys" order by "created_at", "kid"
-select * from "devices"
 select * from "devices" where "account_number" = ? and "device_id" = ?
-select * from "directline_activities"
-select * from "directline_conversations"
-select * from "directline_uploads"
-select * from "login_failures"
-select * from "mail_outbox"
-select * from "mail_outbox" where "id" = ?
 select * from "mail_outbox" where "status" = ? and "next_attempt_at" <= ? and ("locked_until" is null or "locked_until" < ?) order by "next_attempt_at" limit ?
-select * from "rate_limit_counters"
-select * from "ratings"
-select * from "registration_requests"
-select * from "sessions"
 select * from "sessions" where "id" = ?
-select * from "store_identity"
-select * from "subscriptions"
-select * from "users"
 select count(*) as "count" from "devices" where "account_number" = ? and "enabled" = ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = ? and "expires_at" > ? and "status" = ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" in (?, ?) and "expires_at" > ?
@@ -141,8 +99,6 @@ select count(*) as "count", min("expires_at") as "next_expiry" from "device_gran
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads"
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ?
 select count(*) as "files", sum("size") as "bytes" from "directline_uploads" where "conversation_id" = ? and "created_at" >= ?
-select count(*) as "n" from "audit_log"
-select count(distinct turn_id) as turns from agent_chat_history where created_at >= ?
 select distinct "assistant_id_global" from "assistant_users" where "phone_hash" = ?
 select distinct "device_id" from "sessions" where "account_number" = ? and "closed_at" is null and "last_used_at" >= ? order by "device_id"
 select sum("rating") as "total", count(*) as "count" from "ratings" where "module" = ? and "content_id" = ?
@@ -150,9 +106,7 @@ update "agent_confirmations" set "settled_at" = ? where "id" = ? and "settled_at
 update "agent_confirmations" set "settled_at" = ? where "owner_hash" = ? and "settled_at" is null
 update "api_keys" set "last_used_at" = ? where "id" = ?
 update "api_keys" set "revoked_at" = ? where "id" = ? and "revoked_at" is null
-update "assistant_signing_keys" set "activates_at" = ? where "kid" in (?, ?)
 update "assistant_users" set "created_at" = ?, "expires_at" = ?, "source" = ? where "assistant_id" = ?
-update "assistant_users" set "expires_at" = ? where "assistant_id" = ?
 update "assistant_users" set "link_sealed" = ?, "linked_at" = ? where "assistant_id" = ?
 update "device_grants" set "last_polled_at" = ? where "id" = ? and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
 update "device_grants" set "poll_interval" = "poll_interval" + ?, "last_polled_at" = ? where "id" = ?
@@ -177,6 +131,5 @@ update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at"
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "device_id" = ? and "qsp_version" = ?
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "qsp_version" = ?
 update "sessions" set "closed_at" = ? where "id" = ? and "closed_at" is null
-update "sessions" set "last_used_at" = ? where "id" = ?
 update "sessions" set "refresh_hash" = ?, "refresh_expires_at" = ?, "last_used_at" = ?, "tier" = ?, "scope" = ?, "user_profile" = ? where "id" = ? and "refresh_hash" = ? and "closed_at" is null
 update "users" set "subscriptions" = ? where "platform_user_id" = ?

@@ -50,7 +50,7 @@ type Served = Awaited<ReturnType<typeof startServe>>;
  */
 export async function startNginxFamily(options: NginxFamilyOptions) {
   const scratch = mkdtempSync(join(tmpdir(), `sintonia-${options.name}-`));
-  const startMs = options.startMs ?? 60_000;
+  const startMs = options.startMs ?? 120_000;
   const map: Record<number, number> = {};
   for (const port of [8080, 8081, 8082, ...SHIPPED_PORTS.flat()]) map[port] = await freePort();
   const nginx = await startNginx(shipped, join(scratch, 'nginx'), map);

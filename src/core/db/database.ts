@@ -144,6 +144,10 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Nor a client that loses it while checked out (a write, a transaction): the pool listens to its clients'
+  // errors only while they are idle, and an 'error' with no listener ends the process. Its statement fails
+  // on its own (503), and the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const statistics: StoreStatistics = { statements: 0 };
   const pipeline =
     pipelineConnections > 0

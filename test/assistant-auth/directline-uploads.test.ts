@@ -231,7 +231,9 @@ describe('embedded Direct Line channel: uploads', () => {
   });
 
   it('refuses an upload over DIRECTLINE_UPLOAD_LIMIT with 413 and the family body, CORS headers included', async () => {
-    const before = (await activities(mine)).length;
+    // The person's own activities: the assistant may still be answering an earlier test's message.
+    const persons = async () => (await activities(mine)).filter((activity) => activity.from.role !== 'bot');
+    const before = (await persons()).length;
     for (const files of [
       [{ name: 'big.bin', type: 'application/octet-stream', bytes: randomBytes(LIMIT + 1) }],
       // Two files under the limit each, over it together.
@@ -247,7 +249,7 @@ describe('embedded Direct Line channel: uploads', () => {
       assert.equal(body.code, 'PAYLOAD_TOO_LARGE');
       assert.equal(body.errors[0]?.type, 'DIRECTLINE_UPLOAD_TOO_LARGE');
     }
-    assert.equal((await activities(mine)).length, before, 'nothing was stored');
+    assert.equal((await persons()).length, before, 'nothing was stored');
   });
 
   it('takes the documented 10 files in one upload and refuses 11 with 413, with or without the activity part', async () => {

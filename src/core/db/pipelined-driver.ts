@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import type { StatementPipeline } from './pipeline.ts';
+import { isStoreUnavailable } from './unavailable.ts';
 
 /** A connection of the pool, as Kysely's PostgreSQL driver hands it out and takes it back. */
 type PooledConnection = Parameters<PostgresDriver['releaseConnection']>[0];
@@ -170,9 +171,8 @@ async function onThePool(pool: pg.Pool, statement: { text: string; values: unkno
   try {
     return await client.query(statement);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    // No SQLSTATE (a socket error), or class 08 (connection exception) or 57 (operator intervention).
-    if (typeof code !== 'string' || /^(08|57)/.test(code)) lost = error as Error;
+    // The errors that answer 503 (unavailable.ts) are the ones that say the connection cannot go on.
+    if (isStoreUnavailable(error)) lost = error as Error;
     throw error;
   } finally {
     client.release(lost);

@@ -23,6 +23,7 @@ import { createBookmarkRepository } from './bookmarks/repository.ts';
 import { createBookmarkService } from './bookmarks/service.ts';
 import { createContactRepository } from './campaigns/repository.ts';
 import { createCampaignService } from './campaigns/service.ts';
+import { composeCommands } from './commands/compose.ts';
 import { deviceGrantErrors } from './device-grant/errors.ts';
 import { createDeviceGrantRepository } from './device-grant/repository.ts';
 import { createDeviceGrantService } from './device-grant/service.ts';
@@ -116,6 +117,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     issuer: () => config.CLIENT_API_PUBLIC_URL ?? core.serviceUrl('client-api'),
     onLimited: metrics.deviceGrantLimited,
   });
+  const devices = createDeviceService(config, accountService, repositories.devices, repositories.sessions);
   return {
     core,
     repositories,
@@ -140,7 +142,8 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     ),
     accounts: accountService,
     users: createUserService(repositories.accounts, repositories.users),
-    devices: createDeviceService(config, accountService, repositories.devices, repositories.sessions),
+    devices,
+    ...composeCommands(core, devices, gate),
     sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
     auth,
     deviceGrants,

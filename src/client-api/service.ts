@@ -4,6 +4,8 @@ import { adInfoRoutes } from './ad-info/routes.ts';
 import { authRoutes, jwksRoute } from './auth/routes.ts';
 import { bookmarkRoutes } from './bookmarks/routes.ts';
 import { campaignRoutes } from './campaigns/routes.ts';
+import { commandRoutes } from './commands/routes.ts';
+import { commandStreamRoutes } from './commands/stream-route.ts';
 import { composeClientApi } from './composition.ts';
 import { deviceSignInRoutes } from './device-grant/approval-routes.ts';
 import { authorizationServerMetadataRoute, deviceGrantOAuthRoutes } from './device-grant/oauth-routes.ts';
@@ -33,6 +35,7 @@ const routes = [
   subscriptionRoutes,
   adInfoRoutes,
   deviceSignInRoutes,
+  commandRoutes,
 ];
 
 /**
@@ -47,7 +50,15 @@ export const clientApiService: ServiceDefinition = {
     const app = typed(instance);
     const api = composeClientApi(core, metrics);
     // Mail left by a crashed process goes out on the next start; at close the current message is finished.
-    runWhileOpen(app, api.mailWorker, api.retention);
+    const streams = api.commandStreams.hub;
+    runWhileOpen(app, api.mailWorker, api.retention, {
+      start: () => streams.start(),
+      stop: () => streams.close(),
+    });
+    // The command streams never end by themselves: they are ended before the server waits for its requests.
+    app.addHook('preClose', (done) => {
+      streams.close().then(() => done(), done);
+    });
     await app.register(
       async (instance) => {
         const scope = typed(instance);
@@ -80,6 +91,10 @@ export const clientApiService: ServiceDefinition = {
     );
     // The TV sign-in's OAuth endpoints and page speak forms, beside the media-typed scope.
     await app.register(async (instance) => deviceGrantOAuthRoutes(typed(instance), api), {
+      prefix: core.config.CLIENT_API_BASE_PATH,
+    });
+    // The devices' command streams answer text/event-stream, beside the media-typed scope.
+    await app.register(async (instance) => commandStreamRoutes(typed(instance), api), {
       prefix: core.config.CLIENT_API_BASE_PATH,
     });
     jwksRoute(app, api);

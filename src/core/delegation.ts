@@ -28,6 +28,8 @@ export const delegationScopes = [
   'bookmarks:read',
   /** Approve or refuse a TV's sign-in with a code (the device authorization grant). */
   'devices:pair',
+  /** Tell a device of the account to stop, pause, resume or play, and read how far a command got. */
+  'devices:control',
 ] as const;
 export type DelegationScope = (typeof delegationScopes)[number];
 

@@ -4,6 +4,7 @@ import { agentColumns } from '../../src/agents/tables.ts';
 import { directLineColumns } from '../../src/assistant-auth/directline/tables.ts';
 import { assistantAuthColumns } from '../../src/assistant-auth/tables.ts';
 import { loginThrottleColumns } from '../../src/client-api/auth/tables.ts';
+import { commandColumns } from '../../src/client-api/commands/tables.ts';
 import { deviceGrantColumns } from '../../src/client-api/device-grant/tables.ts';
 import { accountColumns, clientContentColumns } from '../../src/client-api/tables.ts';
 import {
@@ -26,6 +27,7 @@ const described = {
   DirectLineTables: directLineColumns,
   AgentTables: agentColumns,
   DeviceGrantTables: deviceGrantColumns,
+  CommandTables: commandColumns,
 };
 
 describe('table types and migrations', () => {

@@ -50,4 +50,8 @@ export const retentionVariables = {
     90 * 86400,
     'Advertising contacts (POST /{deviceClass}/accounts/{accountNumber}/campaigns/{campaign}) are kept this long, then removed; 0 keeps them forever.',
   ),
+  COMMAND_RETENTION: seconds(
+    7 * 86400,
+    'Commands sent to devices (POST /accounts/{accountNumber}/devices/{mediaPlayerId}/commands) are kept this long after they were sent, then removed; 0 keeps them forever.',
+  ),
 };

@@ -73,6 +73,7 @@ export const carriedPurposes = {
   'directline-token': 'Direct Line conversation tokens held by clients',
   'directline-stream': 'Direct Line stream URLs held by clients',
   'directline-file': 'Direct Line attachment URLs held by clients',
+  'client-api:command-stream': 'device command stream URLs (tickets) held by clients',
 } as const;
 
 /**

@@ -4,7 +4,7 @@ import type { RetentionRule } from '../core/db/retention.ts';
 
 /**
  * The client API's tables that only grow and the rule that bounds each (docs/retention.md). Each condition
- * is backed by an index of migration 20261125110000_retention-indexes.
+ * is backed by an index of migration 20261125110000_retention-indexes (20261128110001_device-commands for the commands).
  */
 export function clientApiRetentionRules(
   config: Pick<
@@ -14,6 +14,8 @@ export function clientApiRetentionRules(
     | 'REGISTRATION_RETENTION'
     | 'AD_CONTACT_RETENTION'
     | 'DEVICE_GRANT_TTL'
+    | 'COMMAND_RETENTION'
+    | 'COMMAND_STREAM_KEEPALIVE'
   >,
 ): RetentionRule[] {
   const ref = sql.ref;
@@ -60,6 +62,23 @@ export function clientApiRetentionRules(
       keepSeconds: config.DEVICE_GRANT_TTL,
       column: 'expires_at',
       expired: (cutoff) => sql`${ref('expires_at')} < ${cutoff}`,
+    },
+    {
+      name: 'device_commands',
+      table: 'device_commands',
+      key: ['id'],
+      keepSeconds: config.COMMAND_RETENTION,
+      column: 'created_at',
+      expired: (cutoff) => sql`${ref('created_at')} < ${cutoff}`,
+    },
+    {
+      // A process that died holding streams left their records: stale after 3 keep-alives, gone after a day.
+      name: 'command_streams (of gone processes)',
+      table: 'command_streams',
+      key: ['account_number', 'device_id', 'holder'],
+      keepSeconds: Math.max(86400, config.COMMAND_STREAM_KEEPALIVE * 3),
+      column: 'seen_at',
+      expired: (cutoff) => sql`${ref('seen_at')} < ${cutoff}`,
     },
     {
       name: 'ad_contacts',

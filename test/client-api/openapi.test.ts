@@ -231,6 +231,7 @@ describe('client-api OpenAPI document', () => {
       ['AccountManagement_RequestSendEmailAsync', true],
       ['AccountManagement_UpdateMediaPlayerNameAsync', true],
       ['Authentication_AuthenticateUserAsync', true],
+      ['Commands_SendDeviceCommandAsync', true],
     ]);
     for (const path of ['/auth/web/users/authenticate', '/web/registration/request']) {
       assert.equal((await f.call('POST', path)).statusCode, 400, path);

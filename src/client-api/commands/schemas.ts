@@ -35,10 +35,12 @@ export const StreamQuery = Type.Object({
 
 export const SendCommandBody = Type.Object(
   {
-    type: Type.Union(
-      commandTypes.map((type) => Type.Literal(type)),
-      { description: 'What the device is told: stop, pause, resume, or play (contentId from offset).' },
-    ),
+    // An enum of strings, not a union: Swagger 2 has no anyOf.
+    type: Type.Unsafe<(typeof commandTypes)[number]>({
+      type: 'string',
+      enum: [...commandTypes],
+      description: 'What the device is told: stop, pause, resume, or play (contentId from offset).',
+    }),
     contentId: Type.Optional({ ...Int64Id, description: 'play only (required there): what to play.' }),
     offset: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 2147483647, description: 'play: where to start, in seconds.' }),

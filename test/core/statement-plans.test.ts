@@ -37,6 +37,8 @@ const growing = [
   'agent_confirmations',
   'agent_chat_history',
   'device_grants',
+  'device_commands',
+  'command_streams',
 ];
 
 /** Scans that are the point of their statement, each with why it is acceptable. */

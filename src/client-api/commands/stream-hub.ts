@@ -33,7 +33,7 @@ interface Stream {
 export interface CommandStreamHub {
   /** Starts listening for commands other processes store, and the shared keep-alive. */
   start(): void;
-  /** 503 COMMAND_STREAMS_FULL with Retry-After when the process holds COMMAND_STREAMS streams already. */
+  /** 503 COMMAND_STREAMS_FULL with Retry-After when the process holds COMMAND_STREAMS streams already, or is stopping. */
   checkRoom(device: DeviceKey): void;
   /**
    * Takes a device's newly opened response: writes the event-stream headers, records the stream in the
@@ -89,6 +89,8 @@ export function createCommandStreamHub(
   const streams = new Map<string, Stream>();
   let keepAlive: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
+  /** Once closed (the service stops), a stream asked on a connection still open is refused, never held. */
+  let closed = false;
 
   const live = (stream: Stream) => streams.get(keyOf(stream.device)) === stream && !stream.raw.destroyed;
 
@@ -150,11 +152,15 @@ export function createCommandStreamHub(
       keepAlive.unref();
     },
     checkRoom(device) {
-      if (streams.size < options.maxStreams || streams.has(keyOf(device))) return;
+      if (!closed && (streams.size < options.maxStreams || streams.has(keyOf(device)))) return;
       options.refused();
       throw commandErrors.COMMAND_STREAMS_FULL(undefined, { headers: { 'retry-after': FULL_RETRY_AFTER } });
     },
     async open(raw, device, lastEventId) {
+      if (closed) {
+        raw.destroy();
+        return;
+      }
       const key = keyOf(device);
       const stream: Stream = { raw, device, flushing: false, again: false };
       const previous = streams.get(key);
@@ -183,6 +189,7 @@ export function createCommandStreamHub(
       return repository.connected(device, since);
     },
     async close() {
+      closed = true;
       clearInterval(keepAlive);
       keepAlive = undefined;
       unsubscribe?.();

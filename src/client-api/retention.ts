@@ -15,7 +15,6 @@ export function clientApiRetentionRules(
     | 'AD_CONTACT_RETENTION'
     | 'DEVICE_GRANT_TTL'
     | 'COMMAND_RETENTION'
-    | 'COMMAND_STREAM_KEEPALIVE'
   >,
 ): RetentionRule[] {
   const ref = sql.ref;
@@ -70,15 +69,6 @@ export function clientApiRetentionRules(
       keepSeconds: config.COMMAND_RETENTION,
       column: 'created_at',
       expired: (cutoff) => sql`${ref('created_at')} < ${cutoff}`,
-    },
-    {
-      // A process that died holding streams left their records: stale after 3 keep-alives, gone after a day.
-      name: 'command_streams (of gone processes)',
-      table: 'command_streams',
-      key: ['account_number', 'device_id', 'holder'],
-      keepSeconds: Math.max(86400, config.COMMAND_STREAM_KEEPALIVE * 3),
-      column: 'seen_at',
-      expired: (cutoff) => sql`${ref('seen_at')} < ${cutoff}`,
     },
     {
       name: 'ad_contacts',

@@ -100,6 +100,15 @@ describe('client-api: device commands and the command stream', () => {
     call('GET', `/accounts/cmd-1/devices/${device}/commands/${String(id)}`, { key: operatorKey });
   const ack = (device: string, id: unknown, token = tokens[device]) =>
     call('POST', `/smarttv/${device}/commands/${String(id)}/ack`, { token });
+  /** Sends while the answer is `status` (the store learns of a closed stream shortly after, not at once). */
+  async function sendWhile(device: string, status: number): Promise<Answer> {
+    const deadline = Date.now() + 20_000; // a ceiling for a loaded machine, not a measurement
+    for (;;) {
+      const answer = await send(device, { type: 'stop' }, { token: tokens.phone });
+      if (answer.status !== status || Date.now() > deadline) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   const errorType = (answer: Answer) => {
     const errors = answer.body.errors as
       | Array<{ type: string }>
@@ -314,7 +323,9 @@ describe('client-api: device commands and the command stream', () => {
       assert.equal((await openSse(`${base}/smarttv/tv-ticket/commands?t=forged`)).status, 401);
     });
 
-    it("a closed session's token and ticket are refused", async () => {
+    it("a closed session's token and ticket are refused, and its open stream ends", async () => {
+      const held = await stream('tv-full');
+      await held.comment('connected');
       const asked = await call('POST', '/smarttv/tv-full/commands/ticket', { token: tokens['tv-full'] });
       const signOut = await call('DELETE', '/accounts/cmd-1/devices/tv-full/sessions', { key: operatorKey });
       assert.equal(signOut.status, 204);
@@ -322,6 +333,9 @@ describe('client-api: device commands and the command stream', () => {
       const ticket = encodeURIComponent(String(asked.body.ticket));
       assert.equal((await openSse(`${base}/smarttv/tv-full/commands?t=${ticket}`)).status, 401);
       assert.equal((await ack('tv-full', 'x')).status, 401);
+      await held.ended;
+      const after = await sendWhile('tv-full', 202);
+      assert.equal(after.status, 409, 'a signed-out device is not connected');
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
+import type { AccountTables } from '../tables.ts';
 import type { CommandRow, CommandTables } from './tables.ts';
 
 /** A device of an account, as the streams and commands name it. */
@@ -9,7 +10,7 @@ export interface DeviceKey {
 
 /** Commands to devices, and which process holds each device's command stream (the store's presence). */
 export function createCommandRepository(database: Database) {
-  const db = database.db.withTables<CommandTables>();
+  const db = database.db.withTables<CommandTables & Pick<AccountTables, 'sessions'>>();
 
   const ofDevice = (device: DeviceKey) =>
     db
@@ -121,8 +122,25 @@ export function createCommandRepository(database: Database) {
       await db.updateTable('command_streams').set({ seen_at: now }).where('holder', '=', holder).execute();
     },
 
+    /** The records of processes gone without releasing them (a crash), seen last before `before`. */
+    async forgetStale(before: number): Promise<void> {
+      await db.deleteFrom('command_streams').where('seen_at', '<', before).execute();
+    },
+
     async releaseAll(holder: string): Promise<void> {
       await db.deleteFrom('command_streams').where('holder', '=', holder).execute();
+    },
+
+    /** Of these sessions, those closed (by their primary key). */
+    async closedSessions(ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('sessions')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('closed_at', 'is not', null)
+        .execute();
+      return new Set(rows.map((row) => row.id));
     },
 
     /** Whether some process, seen at or after `since`, holds the device's stream. */

@@ -85,7 +85,7 @@ export function createCommandService(dependencies: CommandServiceDependencies) {
     return principal;
   }
 
-  async function checkLimits(device: DeviceKey, sender: string, time: number): Promise<void> {
+  async function checkSender(sender: string, time: number): Promise<void> {
     const windowMs = config.REQUEST_LIMIT_WINDOW * 1000;
     const bySender = await repository.sentBy(sender, time - windowMs);
     if (bySender.count >= config.COMMANDS_PER_SENDER) {
@@ -96,6 +96,9 @@ export function createCommandService(dependencies: CommandServiceDependencies) {
         { headers: { 'retry-after': String(left) } },
       );
     }
+  }
+
+  async function checkPending(device: DeviceKey, time: number): Promise<void> {
     const pending = await repository.pending(device, time);
     if (pending.count >= config.COMMANDS_PER_DEVICE) {
       const left = Math.max(1, Math.ceil(((pending.firstExpiry ?? time) - time) / 1000));
@@ -117,8 +120,9 @@ export function createCommandService(dependencies: CommandServiceDependencies) {
       await devices.requireDevice(send.accountNumber, send.mediaPlayerId);
       const device = { accountNumber: send.accountNumber, deviceId: send.mediaPlayerId };
       const time = now();
-      await checkLimits(device, send.sender, time);
+      await checkSender(send.sender, time);
       if (!(await hub.connected(device))) throw commandErrors.DEVICE_NOT_CONNECTED();
+      await checkPending(device, time);
       const row: CommandRow = {
         id: newCommandId(time),
         account_number: send.accountNumber,

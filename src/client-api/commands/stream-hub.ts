@@ -12,6 +12,12 @@ export const COMMANDS_TOPIC = 'client-api.commands';
 export const STALE_INTERVALS = 3;
 /** A full process frees a stream as soon as any closes: a client may try again shortly. */
 const FULL_RETRY_AFTER = '5';
+/** A gone process's stream records are removed this long after it was last seen (by any process's hub). */
+const FORGET_AFTER_MS = 86_400_000;
+/** How often a hub removes them: at its start, then about hourly. */
+const FORGET_EVERY_MS = 3_600_000;
+/** Sessions of held streams checked per statement, once per keep-alive interval. */
+const SESSION_BATCH = 500;
 /** After a failed read, a stream tries again this much later. */
 const RETRY_MS = 1000;
 
@@ -26,6 +32,8 @@ export const streamHeaders = {
 interface Stream {
   raw: ServerResponse;
   device: DeviceKey;
+  /** The device session it was opened in: a stream ends once that session is closed (sign-out). */
+  sessionId: string;
   flushing: boolean;
   again: boolean;
 }
@@ -40,7 +48,10 @@ export interface CommandStreamHub {
    * store, sends what is due (the commands after `lastEventId` not expired nor acknowledged, then those never
    * sent). A second stream of the same device in this process replaces the first.
    */
-  open(raw: ServerResponse, device: DeviceKey, lastEventId: string | undefined): Promise<void>;
+  open(
+    raw: ServerResponse,
+    stream: { device: DeviceKey; sessionId: string; lastEventId?: string },
+  ): Promise<void>;
   /** A command is stored for `device`: the process holding its stream, this one or another, sends it. */
   notify(device: DeviceKey): void;
   /** Whether a live process (this one or another) holds the device's stream. */
@@ -122,11 +133,35 @@ export function createCommandStreamHub(
     }
   }
 
+  /** Ends the streams whose session was closed since they opened (a sign-out, a disabled device). */
+  async function endSignedOut(): Promise<void> {
+    const held = [...streams.values()];
+    for (let start = 0; start < held.length; start += SESSION_BATCH) {
+      const batch = held.slice(start, start + SESSION_BATCH);
+      const closed = await repository.closedSessions(batch.map((stream) => stream.sessionId));
+      for (const stream of batch) if (closed.has(stream.sessionId)) stream.raw.end();
+    }
+  }
+
+  let forgotten = 0;
+  function forgetStale(): void {
+    const time = now();
+    if (time - forgotten < FORGET_EVERY_MS) return;
+    forgotten = time;
+    repository.forgetStale(time - FORGET_AFTER_MS).catch((error: unknown) => {
+      logger.warn({ err: error }, 'removing the stream records of gone processes failed');
+    });
+  }
+
   function tick(): void {
+    forgetStale();
     for (const stream of streams.values()) stream.raw.write(': keep-alive\n\n');
     if (streams.size === 0) return;
     repository.refreshStreams(holder, now()).catch((error: unknown) => {
       logger.warn({ err: error }, 'refreshing the command streams record failed');
+    });
+    endSignedOut().catch((error: unknown) => {
+      logger.warn({ err: error }, 'checking the command streams sessions failed');
     });
   }
 
@@ -150,19 +185,20 @@ export function createCommandStreamHub(
       );
       keepAlive = setInterval(tick, options.keepAliveSeconds * 1000);
       keepAlive.unref();
+      forgetStale();
     },
     checkRoom(device) {
       if (!closed && (streams.size < options.maxStreams || streams.has(keyOf(device)))) return;
       options.refused();
       throw commandErrors.COMMAND_STREAMS_FULL(undefined, { headers: { 'retry-after': FULL_RETRY_AFTER } });
     },
-    async open(raw, device, lastEventId) {
+    async open(raw, { device, sessionId, lastEventId }) {
       if (closed) {
         raw.destroy();
         return;
       }
       const key = keyOf(device);
-      const stream: Stream = { raw, device, flushing: false, again: false };
+      const stream: Stream = { raw, device, sessionId, flushing: false, again: false };
       const previous = streams.get(key);
       streams.set(key, stream);
       previous?.raw.end();

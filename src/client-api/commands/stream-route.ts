@@ -66,15 +66,14 @@ export async function commandStreamRoutes(
     },
     async (request, reply: FastifyReply) => {
       const { params, query } = request;
-      let device: { accountNumber: string; deviceId: string };
+      let holder: { accountNumber: string; deviceId: string; sessionId: string };
       if (query.t !== undefined) {
-        const holder = await tickets.verify(query.t, params);
+        holder = await tickets.verify(query.t, params);
         await gate.check(holder);
-        device = { accountNumber: holder.accountNumber, deviceId: holder.deviceId };
       } else {
-        const own = commands.ownDevice(request.principal, params);
-        device = { accountNumber: own.accountNumber, deviceId: own.deviceId };
+        holder = commands.ownDevice(request.principal, params);
       }
+      const device = { accountNumber: holder.accountNumber, deviceId: holder.deviceId };
       if (!acceptsEventStream(request.headers.accept)) {
         throw httpErrors.NOT_ACCEPTABLE(
           'A command stream is text/event-stream: send Accept: text/event-stream.',
@@ -88,7 +87,7 @@ export async function commandStreamRoutes(
       );
       reply.hijack();
       try {
-        await hub.open(reply.raw, device, lastEventId);
+        await hub.open(reply.raw, { device, sessionId: holder.sessionId, lastEventId });
       } catch (error) {
         request.log.warn({ err: error }, 'a command stream could not be opened');
         reply.raw.destroy();

@@ -41,6 +41,17 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
     path: '/accounts/{accountNumber}/device-sign-ins/{userCode}/approved/{approved}',
     access: 'person',
   },
+  {
+    method: 'POST',
+    path: '/accounts/{accountNumber}/devices/{mediaPlayerId}/commands',
+    access: 'account',
+    body: { type: 'stop' },
+  },
+  {
+    method: 'GET',
+    path: '/accounts/{accountNumber}/devices/{mediaPlayerId}/commands/{commandId}',
+    access: 'account',
+  },
   { method: 'GET', path: '/users/{email}', access: 'operator' },
   { method: 'GET', path: '/users2/{email}', access: 'operator' },
 ];
@@ -52,6 +63,7 @@ const fill = (path: string, accountNumber: string) =>
     .replace('{enabled}', 'true')
     .replace('{userCode}', 'BDWP-HQPK')
     .replace('{approved}', 'true')
+    .replace('{commandId}', 'c1')
     .replace('{email}', `${accountNumber}@example.test`);
 
 describe('client-api access (generated from one table)', () => {

@@ -143,7 +143,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     accounts: accountService,
     users: createUserService(repositories.accounts, repositories.users),
     devices,
-    ...composeCommands(core, devices, gate),
+    ...composeCommands(core, devices, gate, registry),
     sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
     auth,
     deviceGrants,

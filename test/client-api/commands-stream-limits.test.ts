@@ -55,10 +55,9 @@ describe('client-api: command streams per process (COMMAND_STREAMS)', () => {
       assert.equal(refused.headers.get('retry-after'), '5');
       assert.equal(JSON.parse(refused.body).errors[0].type, 'COMMAND_STREAMS_FULL');
       const metrics = await fetch(metricsUrl, { headers: { 'x-api-key': operatorKey } });
-      assert.equal(
-        sample(await metrics.text(), 'sintonia_limit_refusals_total', { limit: 'command_streams' }),
-        1,
-      );
+      const text = await metrics.text();
+      assert.equal(sample(text, 'sintonia_limit_refusals_total', { limit: 'command_streams' }), 1);
+      assert.equal(sample(text, 'sintonia_command_streams_open'), 2);
     });
   });
 

@@ -1,3 +1,4 @@
+import { Gauge, type Registry } from 'prom-client';
 import type { Core } from '../../core/core.ts';
 import type { SessionGate } from '../auth/session-gate.ts';
 import type { DeviceService } from '../devices/service.ts';
@@ -14,6 +15,7 @@ export function composeCommands(
   core: Core,
   devices: Pick<DeviceService, 'requireDevice'>,
   gate: SessionGate,
+  registry: Registry,
 ) {
   const { config } = core;
   const repository = createCommandRepository(core.database);
@@ -23,6 +25,14 @@ export function composeCommands(
     keepAliveSeconds: config.COMMAND_STREAM_KEEPALIVE,
     logger: core.logger.child({ component: 'command-streams' }),
     refused: () => core.metrics.limitRefused('command_streams'),
+  });
+  new Gauge({
+    name: 'sintonia_command_streams_open',
+    help: 'Device command streams (Server-Sent Events) open in this process.',
+    registers: [registry],
+    collect() {
+      this.set(hub.size);
+    },
   });
   const tickets = createStreamTickets(core.key(COMMAND_STREAM_KEY_PURPOSE));
   const origin = () => config.CLIENT_API_PUBLIC_URL ?? core.serviceUrl('client-api');

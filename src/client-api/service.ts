@@ -14,6 +14,7 @@ import { ratingRoutes } from './ratings/routes.ts';
 import { registrationRoutes } from './registration/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { tvPageRoutes } from './tv/routes.ts';
 import { userRoutes } from './users/routes.ts';
 
 /** The demo data set: one account and one user with a known password (printed at start). */
@@ -80,6 +81,10 @@ export const clientApiService: ServiceDefinition = {
     );
     // The TV sign-in's OAuth endpoints and page speak forms, beside the media-typed scope.
     await app.register(async (instance) => deviceGrantOAuthRoutes(typed(instance), api), {
+      prefix: core.config.CLIENT_API_BASE_PATH,
+    });
+    // The TV page: HTML and its files, beside the media-typed scope too.
+    await app.register(async (instance) => tvPageRoutes(typed(instance), core.config.CLIENT_API_BASE_PATH), {
       prefix: core.config.CLIENT_API_BASE_PATH,
     });
     jwksRoute(app, api);

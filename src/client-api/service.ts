@@ -84,7 +84,7 @@ export const clientApiService: ServiceDefinition = {
       prefix: core.config.CLIENT_API_BASE_PATH,
     });
     // The TV page: HTML and its files, beside the media-typed scope too.
-    await app.register(async (instance) => tvPageRoutes(typed(instance), core.config.CLIENT_API_BASE_PATH), {
+    await app.register(async (instance) => tvPageRoutes(typed(instance), core.config), {
       prefix: core.config.CLIENT_API_BASE_PATH,
     });
     jwksRoute(app, api);

@@ -51,7 +51,7 @@ export const TV_CSP = [
 ].join('; ');
 
 /** The page: English as served; its script switches every `data-text` to the browser's language. */
-export function tvPageHtml(apiBase: string): string {
+export function tvPageHtml(apiBase: string, clientId: string): string {
   const t = tvTexts.en;
   const asset = (name: string) => `${apiBase}${TV_ASSETS_PATH}/${name}`;
   const escapeAttribute = (value: string) =>
@@ -66,7 +66,7 @@ export function tvPageHtml(apiBase: string): string {
 <title>${t.title}</title>
 <link rel="stylesheet" href="${asset(tvAssets.style.name)}">
 </head>
-<body data-api="${escapeAttribute(apiBase)}">
+<body data-api="${escapeAttribute(apiBase)}" data-client-id="${escapeAttribute(clientId)}">
 <header>
 <h1 data-text="title">${t.title}</h1>
 <div class="row" id="tv-account">
@@ -82,10 +82,10 @@ export function tvPageHtml(apiBase: string): string {
 <p id="tv-link"></p>
 </section>
 <section id="tv-home" aria-labelledby="tv-now" hidden>
-<h2 id="tv-now">${t.stopped}</h2>
+<h2 id="tv-now" data-text="stopped">${t.stopped}</h2>
 <p id="tv-position"></p>
 <div class="row">
-<button type="button" id="tv-pause" hidden>${t.pause}</button>
+<button type="button" id="tv-pause" data-text="pause" hidden>${t.pause}</button>
 <button type="button" id="tv-stop" data-text="stop" hidden>${t.stop}</button>
 </div>
 <h2 data-text="choose">${t.choose}</h2>

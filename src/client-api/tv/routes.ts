@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import type { Config } from '../../core/config.ts';
 import type { App } from '../../core/http/service-app.ts';
 import { tvPageErrors } from './errors.ts';
 import { TV_ASSETS_PATH, TV_CSP, TV_PATH, tvAssets, tvPageHtml } from './page.ts';
@@ -32,7 +33,11 @@ function sendAsset(
  * a phone and the assistant. A page, not an operation: it is not in the API document, and it reaches
  * nothing but the public operations, as any TV would.
  */
-export function tvPageRoutes(app: App, apiBase: string): void {
+export function tvPageRoutes(
+  app: App,
+  settings: Pick<Config, 'CLIENT_API_BASE_PATH' | 'DEVICE_GRANT_CLIENT_IDS'>,
+): void {
+  const clientId = settings.DEVICE_GRANT_CLIENT_IDS.split(',')[0] ?? '';
   app.get(TV_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply
       .headers({
@@ -42,7 +47,7 @@ export function tvPageRoutes(app: App, apiBase: string): void {
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       })
-      .send(tvPageHtml(apiBase)),
+      .send(tvPageHtml(settings.CLIENT_API_BASE_PATH, clientId)),
   );
 
   app.get(

@@ -14,8 +14,9 @@ export const tvScript = String.raw`'use strict';
   var TEXTS = ${JSON.stringify(tvTexts)};
   var CATALOGUE = ${JSON.stringify(tvCatalogue)};
   var REPORT_SECONDS = 10;
-  var DEVICE_CLASS = 'tv';
   var api = document.body.getAttribute('data-api');
+  // The TV signs in as the first client id of the TV sign-in: its device class.
+  var DEVICE_CLASS = document.body.getAttribute('data-client-id');
   var texts = TEXTS[/^es\b/i.test(navigator.language || '') ? 'es' : 'en'];
   var store = window.localStorage;
   var $ = function (id) { return document.getElementById(id); };

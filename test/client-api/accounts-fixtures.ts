@@ -20,7 +20,7 @@ export interface SignedIn {
 export interface SwaggerOperation {
   operationId: string;
   security?: unknown;
-  parameters?: Array<{ in: string }>;
+  parameters?: Array<{ in: string; name?: string; description?: string }>;
   responses: Record<string, unknown>;
   'x-error-types'?: Record<string, string[]>;
   'x-delegated-scope'?: string;

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
-import {
-  type AccountsFixture,
-  accountsFixture,
-  BASE,
-  errorTypes,
-  type SignedIn,
-} from './accounts-fixtures.ts';
+import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 import { errorOf, formatNames, readBody } from './media-formats.ts';
 
 interface Listed {
@@ -103,9 +97,9 @@ describe('bookmark reads: one, and the recent ones of an account', () => {
 
     for (const type of formatNames) {
       it(`answers in ${type} (ArrayOfBookmark in XML), and its errors too`, async () => {
-        const response = await fx.app.inject({
-          url: `${BASE}/accounts/${alice.accountNumber}/bookmarks?limit=2`,
-          headers: { accept: type, authorization: `Bearer ${tv.accessToken}` },
+        const response = await fx.call('GET', `/accounts/${alice.accountNumber}/bookmarks?limit=2`, {
+          token: tv.accessToken,
+          accept: type,
         });
         assert.equal(response.statusCode, 200, response.body);
         assert.ok(String(response.headers['content-type']).startsWith(type));
@@ -115,9 +109,9 @@ describe('bookmark reads: one, and the recent ones of an account', () => {
         assert.match(text, /1002/);
         assert.doesNotMatch(text, /1001/);
         if (type === 'application/xml') assert.match(response.body, /^<\?xml[^>]*>\s*<ArrayOfBookmark/);
-        const refused = await fx.app.inject({
-          url: `${BASE}/accounts/${alice.accountNumber}/bookmarks?limit=0`,
-          headers: { accept: type, authorization: `Bearer ${tv.accessToken}` },
+        const refused = await fx.call('GET', `/accounts/${alice.accountNumber}/bookmarks?limit=0`, {
+          token: tv.accessToken,
+          accept: type,
         });
         assert.equal(refused.statusCode, 400);
         assert.equal(errorOf(type, await readBody(refused)).code, 'BAD_REQUEST');

@@ -34,7 +34,6 @@ const flows = [
   'test/client-api/sessions.test.ts',
   'test/client-api/subscriptions.test.ts',
   'test/client-api/users.test.ts',
-  'test/client-api/users-long-email.test.ts',
   'test/assistant-auth/account-linking.test.ts',
   'test/assistant-auth/callbacks.test.ts',
   'test/assistant-auth/directline-binding.test.ts',

@@ -4,6 +4,17 @@ import { assertFields } from '../helpers/fields.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 import { formatNames, readBody } from './media-formats.ts';
 
+/** The fields of a DeviceBase, no more, no fewer. */
+const DEVICE_FIELDS = [
+  'deviceClass',
+  'enabled',
+  'lastSeenAt',
+  'mediaPlayerId',
+  'name',
+  'playing',
+  'registeredAt',
+];
+
 /**
  * Reading an account's devices: the list (GET /accounts/{accountNumber}/devices), one device and its name,
  * the playing ones and the signed-in ones. Their changes (rename, enable, delete) are in
@@ -35,15 +46,7 @@ describe('client-api devices', () => {
       assert.equal(response.statusCode, 200);
       const [device, ...rest] = response.json();
       assert.equal(rest.length, 0);
-      assertFields(device, [
-        'deviceClass',
-        'enabled',
-        'lastSeenAt',
-        'mediaPlayerId',
-        'name',
-        'playing',
-        'registeredAt',
-      ]);
+      assertFields(device, DEVICE_FIELDS);
       assert.equal(device.mediaPlayerId, 'tv-1');
       assert.equal(device.name, 'Living room');
       assert.equal(device.deviceClass, 'smarttv');

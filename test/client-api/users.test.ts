@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { assertFields } from '../helpers/fields.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, PASSWORD } from './accounts-fixtures.ts';
 
+/** The fields of a User, no more, no fewer. */
+const USER_FIELDS = ['accountNumber', 'email', 'platformUserId', 'profiles', 'subscriptions', 'userHash'];
+
 /** A 254-character e-mail (RFC 5321's longest) whose local part percent-encodes to twice its length. */
 const LONGEST_EMAIL = `${'x+'.repeat(32)}@${'d'.repeat(181)}.example`;
 
@@ -39,14 +42,7 @@ describe('client-api users and userHash', () => {
       const response = await f.call('GET', '/users/Usr-1@example.test', { key: f.operatorKey });
       assert.equal(response.statusCode, 200);
       const user = response.json();
-      assertFields(user, [
-        'accountNumber',
-        'email',
-        'platformUserId',
-        'profiles',
-        'subscriptions',
-        'userHash',
-      ]);
+      assertFields(user, USER_FIELDS);
       assert.equal(user.accountNumber, 'usr-1');
       assert.equal(user.email, 'usr-1@example.test');
       assert.deepEqual(user.profiles, ['adult']);

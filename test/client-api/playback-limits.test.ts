@@ -124,6 +124,28 @@ describe('playback stream limits', () => {
       }
     });
 
+    it('a handoff (start replacing another device) fits in a full account and ends that stream', async () => {
+      assert.equal((await setLimit(race.accountNumber, 1)).statusCode, 200);
+      assert.equal((await start('racer-0', 55, race.userHash)).statusCode, 200);
+      assert.equal((await start('racer-1', 55, race.userHash)).statusCode, 409);
+      const moved = await fx.api.playback.start(race.accountNumber, 'racer-1', 55, 60, {
+        replacing: 'racer-0',
+      });
+      assert.equal(moved.active, 1);
+      assert.deepEqual(
+        (await fx.api.playback.streamsOf(race.accountNumber)).map((stream) => [
+          stream.deviceId,
+          stream.offset,
+        ]),
+        [['racer-1', 60]],
+      );
+      await assert.rejects(
+        fx.api.playback.start(race.accountNumber, 'racer-2', 55, 0),
+        (error: Error & { type?: string }) => error.type === 'STREAM_LIMIT_REACHED',
+      );
+      await fx.api.playback.stop(race.accountNumber, 'racer-1');
+    });
+
     it('answers the limit in XML and BSON', async () => {
       for (const type of ['application/xml', 'application/bson'] as const) {
         const response = await fx.app.inject({

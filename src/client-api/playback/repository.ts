@@ -23,6 +23,8 @@ export interface StreamStart {
   staleBefore: number;
   /** The limit of an account that has none of its own (PLAYBACK_STREAM_LIMIT). */
   defaultLimit: number;
+  /** Another device of the account whose stream ends in the same transaction (a handoff): not counted. */
+  replacing?: string;
 }
 
 export type StartOutcome =
@@ -30,6 +32,14 @@ export type StartOutcome =
   | { kind: 'refused'; limit: number; active: number }
   | { kind: 'no-account' }
   | { kind: 'no-device' };
+
+/** A device's stream columns once it stopped. */
+const stopped = {
+  stream_content_id: null,
+  stream_offset: null,
+  stream_since: null,
+  stream_reported_at: null,
+};
 
 const streamColumns = [
   'device_id',
@@ -80,7 +90,8 @@ export function createPlaybackRepository(database: Database) {
           .where('stream_reported_at', '>=', start.staleBefore)
           .execute();
         const own = live.find((row) => row.device_id === deviceId);
-        const others = live.length - (own ? 1 : 0);
+        const replaced = live.some((row) => row.device_id === start.replacing && row.device_id !== deviceId);
+        const others = live.length - (own ? 1 : 0) - (replaced ? 1 : 0);
         // The device's own live stream is counted already: it goes on (or changes content) whatever the limit.
         if (!own && others >= limit) return { kind: 'refused', limit, active: others };
         const since = own && own.stream_content_id === start.contentId ? (own.stream_since ?? at) : at;
@@ -99,6 +110,14 @@ export function createPlaybackRepository(database: Database) {
           .returning(streamColumns)
           .executeTakeFirst();
         if (!row) return { kind: 'no-device' };
+        if (start.replacing !== undefined && start.replacing !== deviceId) {
+          await trx
+            .updateTable('devices')
+            .set(stopped)
+            .where('account_number', '=', accountNumber)
+            .where('device_id', '=', start.replacing)
+            .execute();
+        }
         return { kind: 'started', stream: row as StreamRow, limit, active: others + 1 };
       });
     },
@@ -107,7 +126,7 @@ export function createPlaybackRepository(database: Database) {
     async stop(accountNumber: string, deviceId: string): Promise<void> {
       await db
         .updateTable('devices')
-        .set({ stream_content_id: null, stream_offset: null, stream_since: null, stream_reported_at: null })
+        .set(stopped)
         .where('account_number', '=', accountNumber)
         .where('device_id', '=', deviceId)
         .execute();

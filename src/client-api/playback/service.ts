@@ -33,9 +33,16 @@ export interface PlaybackService {
   end(principal: Principal | undefined, device: Omit<DeviceStream, 'contentId' | 'offset'>): Promise<void>;
   /**
    * Starts (or goes on with) the device's stream within the account's limit: 409 STREAM_LIMIT_REACHED when
-   * the account plays its limit on other devices, 404 for no such account or device.
+   * the account plays its limit on other devices, 404 for no such account or device. With `replacing`
+   * (a handoff), that other device's stream ends in the same transaction and does not count.
    */
-  start(accountNumber: string, deviceId: string, contentId: number, offset: number): Promise<StartedStream>;
+  start(
+    accountNumber: string,
+    deviceId: string,
+    contentId: number,
+    offset: number,
+    options?: { replacing?: string },
+  ): Promise<StartedStream>;
   /** The device's stream is over (no error when it had none). */
   stop(accountNumber: string, deviceId: string): Promise<void>;
   /** The account's live streams and limit; 404 ACCOUNT_NOT_FOUND. */
@@ -79,7 +86,7 @@ export function createPlaybackService(
       await service.stop(ownDevice(principal, device), device.deviceId);
     },
 
-    async start(accountNumber, deviceId, contentId, offset) {
+    async start(accountNumber, deviceId, contentId, offset, options = {}) {
       const at = now();
       const outcome = await repository.start({
         accountNumber,
@@ -89,6 +96,7 @@ export function createPlaybackService(
         at,
         staleBefore: staleBefore(at),
         defaultLimit: config.PLAYBACK_STREAM_LIMIT,
+        replacing: options.replacing,
       });
       switch (outcome.kind) {
         case 'no-account':

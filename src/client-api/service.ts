@@ -10,6 +10,7 @@ import { authorizationServerMetadataRoute, deviceGrantOAuthRoutes } from './devi
 import { deviceRoutes } from './devices/routes.ts';
 import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
+import { playbackRoutes } from './playback/routes.ts';
 import { ratingRoutes } from './ratings/routes.ts';
 import { registrationRoutes } from './registration/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -28,6 +29,7 @@ const routes = [
   userRoutes,
   authRoutes,
   bookmarkRoutes,
+  playbackRoutes,
   ratingRoutes,
   registrationRoutes,
   campaignRoutes,

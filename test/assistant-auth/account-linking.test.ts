@@ -137,6 +137,7 @@ describe('account linking and delegated tokens', () => {
       'sessions:write',
       'bookmarks:read',
       'devices:pair',
+      'playback:read',
     ]);
     assert.ok(Number(answer.body.expiresIn) <= 300);
     const token = String(answer.body.token);
@@ -148,7 +149,10 @@ describe('account linking and delegated tokens', () => {
     });
     assert.equal(payload.sub, assistantId);
     assert.equal(payload.acc, 'ACC-4001');
-    assert.equal(payload.scope, 'devices:read devices:write sessions:write bookmarks:read devices:pair');
+    assert.equal(
+      payload.scope,
+      'devices:read devices:write sessions:write bookmarks:read devices:pair playback:read',
+    );
     const runtimeKeyId = (await core.apiKeys.list()).find((key) => key.name === 'linking-runtime')?.id;
     assert.deepEqual(payload.act, { sub: `runtime-key:${runtimeKeyId}` });
     assert.ok(Number(payload.exp) - Number(payload.iat) <= 300);

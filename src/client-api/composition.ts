@@ -35,6 +35,8 @@ import { outboxStatus } from './mail/status.ts';
 import { createMailTransport } from './mail/transport.ts';
 import { createMailWorker } from './mail/worker.ts';
 import { createClientApiMetrics } from './metrics.ts';
+import { createPlaybackRepository } from './playback/repository.ts';
+import { createPlaybackService } from './playback/service.ts';
 import { createRatingRepository } from './ratings/repository.ts';
 import { createRatingService } from './ratings/service.ts';
 import { createRegistrationRepository } from './registration/repository.ts';
@@ -68,7 +70,11 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
   const signingKeys = createSigningKeys(createSigningKeyRepository(database), core.key(SIGNING_KEY_PURPOSE));
   const accountService = createAccountService(core.key(USER_HASH_KEY_PURPOSE), repositories.accounts);
   const outbox = createOutboxRepository(database.db.withTables());
-  const metrics = createClientApiMetrics(registry, () => outboxStatus(outbox));
+  // A refusal counts on the metrics built next (called on a request only, never before they exist).
+  const playback = createPlaybackService(createPlaybackRepository(database), config, () =>
+    metrics.playbackRefused(),
+  );
+  const metrics = createClientApiMetrics(registry, () => outboxStatus(outbox), playback.liveCount);
   const mailWorker = createMailWorker({
     onDelivery: metrics.mailDelivery,
     outbox,
@@ -150,8 +156,14 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     bookmarks: createBookmarkService(
       createBookmarkRepository(database),
       repositories.accounts,
-      (account, device, at) => repositories.devices.markPlaying(account, device, at),
+      // The playing mark also reports the device's live stream, in the same statement.
+      (account, device, at, position) =>
+        repositories.devices.markPlaying(account, device, at, {
+          ...position,
+          staleBefore: at - config.PLAYBACK_STALE_AFTER * 1000,
+        }),
     ),
+    playback,
     ratings: createRatingService(createRatingRepository(database), repositories.users),
     registration: createRegistrationService({
       repository: createRegistrationRepository(database),

@@ -3,7 +3,7 @@ import { scrapeCache } from '../core/metrics/core-metrics.ts';
 import type { OutboxStatus } from './mail/status.ts';
 import type { DeliveryOutcome } from './mail/worker.ts';
 
-/** The store is asked for the outbox's figures at most this often, however often Prometheus scrapes. */
+/** The store is asked for the outbox's figures (and the live streams) at most this often, however often Prometheus scrapes. */
 const OUTBOX_READ_EVERY_MS = 5000;
 
 /** The client API's own metrics (docs/observability.md): the mail outbox, login throttling, TV sign-in bounds. */
@@ -15,11 +15,14 @@ export interface ClientApiMetrics {
   userCodeThrottled(limit: 'address' | 'user'): void;
   /** A TV sign-in refused at a bound: its address's codes (429), every waiting code (503), an account's refusals (429). */
   deviceGrantLimited(limit: 'address' | 'overall' | 'account'): void;
+  /** A stream start or report refused at the account's stream limit (409 STREAM_LIMIT_REACHED). */
+  playbackRefused(): void;
 }
 
 export function createClientApiMetrics(
   registry: Registry,
   outbox: () => Promise<OutboxStatus>,
+  liveStreams: () => Promise<number>,
 ): ClientApiMetrics {
   const deliveries = new Counter({
     name: 'sintonia_mail_deliveries_total',
@@ -43,6 +46,11 @@ export function createClientApiMetrics(
     name: 'sintonia_device_grant_limited_total',
     help: "TV sign-ins refused at a bound: address (429, the address's waiting or refused codes), overall (503, every waiting code) or account (429, a refusal past the account's refusals).",
     labelNames: ['limit'],
+    registers: [registry],
+  });
+  const playbackRefused = new Counter({
+    name: 'sintonia_playback_refused_total',
+    help: "Stream starts and reports refused at the account's stream limit (409 STREAM_LIMIT_REACHED).",
     registers: [registry],
   });
   for (const outcome of ['sent', 'retry', 'failed']) deliveries.inc({ outcome }, 0);
@@ -75,7 +83,18 @@ export function createClientApiMetrics(
       this.set(since === null ? 0 : Math.max(0, (Date.now() - Date.parse(since)) / 1000));
     },
   });
+  const streams = scrapeCache(liveStreams, OUTBOX_READ_EVERY_MS);
+  new Gauge({
+    name: 'sintonia_playback_streams',
+    help: 'Live streams of every account now (a report within PLAYBACK_STALE_AFTER), one indexed count per scrape at most every 5 s.',
+    registers: [registry],
+    async collect() {
+      const count = await streams().catch(() => undefined);
+      if (count !== undefined) this.set(count);
+    },
+  });
   return {
+    playbackRefused: () => playbackRefused.inc(),
     mailDelivery: (outcome) => deliveries.inc({ outcome }),
     loginThrottled: (limit) => throttled.inc({ limit }),
     userCodeThrottled: (limit) => codeThrottled.inc({ limit }),

@@ -150,6 +150,10 @@ export function clientApiOpenApi(config: Pick<Config, 'CLIENT_API_BASE_PATH'>): 
           description: 'A TV signed in by a person on another screen (OAuth 2.0 device grant).',
         },
         { name: 'bookmarks', description: 'Last playback positions of content items.' },
+        {
+          name: 'playback',
+          description: 'Who is watching: each device’s stream and the account’s stream limit.',
+        },
         { name: 'ratings', description: 'A user’s rating of a content item.' },
         { name: 'subscriptions', description: 'Offers and the home-zone subscription.' },
         { name: 'advertising', description: 'Ad breaks and VAST tags of content items.' },

@@ -12,10 +12,12 @@ import { authorizationServerMetadataRoute, deviceGrantOAuthRoutes } from './devi
 import { deviceRoutes } from './devices/routes.ts';
 import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
+import { playbackRoutes } from './playback/routes.ts';
 import { ratingRoutes } from './ratings/routes.ts';
 import { registrationRoutes } from './registration/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { tvPageRoutes } from './tv/routes.ts';
 import { userRoutes } from './users/routes.ts';
 
 /** The demo data set: one account and one user with a known password (printed at start). */
@@ -29,6 +31,7 @@ const routes = [
   userRoutes,
   authRoutes,
   bookmarkRoutes,
+  playbackRoutes,
   ratingRoutes,
   registrationRoutes,
   campaignRoutes,
@@ -95,6 +98,10 @@ export const clientApiService: ServiceDefinition = {
     });
     // The devices' command streams answer text/event-stream, beside the media-typed scope.
     await app.register(async (instance) => commandStreamRoutes(typed(instance), api), {
+      prefix: core.config.CLIENT_API_BASE_PATH,
+    });
+    // The TV page: HTML and its files, beside the media-typed scope too.
+    await app.register(async (instance) => tvPageRoutes(typed(instance), core.config), {
       prefix: core.config.CLIENT_API_BASE_PATH,
     });
     jwksRoute(app, api);

@@ -19,6 +19,8 @@ export const accountColumns = {
     user_code: text(),
     user_hash: text(),
     created_at: bigint(),
+    /** Streams the account may play at once, set by an operator; null: PLAYBACK_STREAM_LIMIT. */
+    stream_limit: nullable(integer()),
   },
   users: {
     platform_user_id: text(),
@@ -45,6 +47,14 @@ export const accountColumns = {
     last_seen_at: bigint(),
     /** Last bookmark save from this device (playing within PLAYING_WINDOW). */
     last_playback_at: nullable(bigint()),
+    /**
+     * The device's stream (one at a time, migration 20261128110000_playback-streams): what it plays, where,
+     * since when, and its last report. Live while stream_reported_at is within PLAYBACK_STALE_AFTER.
+     */
+    stream_content_id: nullable(bigint()),
+    stream_offset: nullable(integer()),
+    stream_since: nullable(bigint()),
+    stream_reported_at: nullable(bigint()),
   },
   sessions: {
     id: text(),

@@ -28,6 +28,8 @@ export const delegationScopes = [
   'bookmarks:read',
   /** Approve or refuse a TV's sign-in with a code (the device authorization grant). */
   'devices:pair',
+  /** See who is watching: the account's streams now and its stream limit. */
+  'playback:read',
   /** Tell a device of the account to stop, pause, resume or play, and read how far a command got. */
   'devices:control',
 ] as const;

@@ -137,6 +137,7 @@ describe('account linking and delegated tokens', () => {
       'sessions:write',
       'bookmarks:read',
       'devices:pair',
+      'playback:read',
       'devices:control',
     ]);
     assert.ok(Number(answer.body.expiresIn) <= 300);
@@ -151,7 +152,7 @@ describe('account linking and delegated tokens', () => {
     assert.equal(payload.acc, 'ACC-4001');
     assert.equal(
       payload.scope,
-      'devices:read devices:write sessions:write bookmarks:read devices:pair devices:control',
+      'devices:read devices:write sessions:write bookmarks:read devices:pair playback:read devices:control',
     );
     const runtimeKeyId = (await core.apiKeys.list()).find((key) => key.name === 'linking-runtime')?.id;
     assert.deepEqual(payload.act, { sub: `runtime-key:${runtimeKeyId}` });

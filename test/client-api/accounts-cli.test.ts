@@ -15,98 +15,102 @@ describe('sintonia account create / user create', () => {
   });
   after(() => core.dispose());
 
-  it('creates an account and a user, each printing one JSON object; the password is stored as scrypt', async () => {
-    const account = await runCli(['account', 'create', '--account-number', 'cli-1'], core.env);
-    assert.equal(account.code, 0, account.stderr);
-    const printed = JSON.parse(account.stdout);
-    assert.deepEqual(Object.keys(printed).sort(), ['accountNumber', 'createdAt', 'userHash']);
-    assert.equal(printed.accountNumber, 'cli-1');
-    assert.ok(printed.userHash.length <= 48);
+  describe('happy', () => {
+    it('creates an account and a user, each printing one JSON object; the password is stored as scrypt', async () => {
+      const account = await runCli(['account', 'create', '--account-number', 'cli-1'], core.env);
+      assert.equal(account.code, 0, account.stderr);
+      const printed = JSON.parse(account.stdout);
+      assert.deepEqual(Object.keys(printed).sort(), ['accountNumber', 'createdAt', 'userHash']);
+      assert.equal(printed.accountNumber, 'cli-1');
+      assert.ok(printed.userHash.length <= 48);
 
-    const user = await runCli(
-      [
-        'user',
-        'create',
-        '--account',
-        'cli-1',
-        '--email',
-        'Ana@Example.test',
-        '--password-stdin',
-        '--profile',
-        'adult',
-        '--profile',
-        'kids',
-      ],
-      core.env,
-      'pa55word!\n',
-    );
-    assert.equal(user.code, 0, user.stderr);
-    const created = JSON.parse(user.stdout);
-    assert.equal(created.email, 'ana@example.test');
-    assert.equal(created.accountNumber, 'cli-1');
-    assert.equal(created.userHash, printed.userHash);
-    assert.deepEqual(created.profiles, ['adult', 'kids']);
-    assert.ok(!user.stdout.includes('pa55word!'));
-    const [stored] = await createUserRepository(core.database).findByEmail('ana@example.test');
-    assert.match(String(stored?.passwordHash), /^scrypt\$32768\$8\$1\$/);
-    assert.ok(!String(stored?.passwordHash).includes('pa55word!'));
-  });
-
-  it('refuses bad input with a message and exit 2, printing nothing on stdout', async () => {
-    // A few representative cases (each is a process start); the rules themselves are tested in users.test.ts.
-    const cases: Array<[string[], RegExp]> = [
-      [['account', 'create'], /--account-number is required/],
-      [['account', 'create', '--account-number', 'cli-1'], /exists already/],
-      [
-        ['user', 'create', '--account', 'nope', '--email', 'x@example.test', '--password-stdin'],
-        /no account nope/,
-      ],
-      [
-        ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test', '--password', 'longenough'],
-        /--password is refused: .*process list.*--password-file FILE or --password-stdin/,
-      ],
-      [
-        ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test'],
-        /--password-file FILE or --password-stdin is required/,
-      ],
-      [
+      const user = await runCli(
         [
           'user',
           'create',
           '--account',
           'cli-1',
           '--email',
-          'y@example.test',
-          '--password-file',
-          '/nonexistent',
+          'Ana@Example.test',
+          '--password-stdin',
+          '--profile',
+          'adult',
+          '--profile',
+          'kids',
         ],
-        /--password-file: ENOENT/,
-      ],
-      [
-        ['user', 'create', '--account', 'cli-1', '--account', 'cli-2', '--email', 'y@example.test'],
-        /--account is given more than once/,
-      ],
-    ];
-    for (const [args, message] of cases) {
-      const result = await runCli(args, core.env, 'longenough\n');
-      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, message);
-      assert.equal(result.stdout, '');
-    }
+        core.env,
+        'pa55word!\n',
+      );
+      assert.equal(user.code, 0, user.stderr);
+      const created = JSON.parse(user.stdout);
+      assert.equal(created.email, 'ana@example.test');
+      assert.equal(created.accountNumber, 'cli-1');
+      assert.equal(created.userHash, printed.userHash);
+      assert.deepEqual(created.profiles, ['adult', 'kids']);
+      assert.ok(!user.stdout.includes('pa55word!'));
+      const [stored] = await createUserRepository(core.database).findByEmail('ana@example.test');
+      assert.match(String(stored?.passwordHash), /^scrypt\$32768\$8\$1\$/);
+      assert.ok(!String(stored?.passwordHash).includes('pa55word!'));
+    });
+
+    it('reads the password from a file (--password-file), its one line without the line break', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'sintonia-password-'));
+      try {
+        const file = join(folder, 'password');
+        writeFileSync(file, 'from a file 123\n', { mode: 0o600 });
+        const args = ['user', 'create', '--account', 'cli-1', '--email', 'file@example.test'];
+        const user = await runCli([...args, '--password-file', file], core.env);
+        assert.equal(user.code, 0, user.stderr);
+        const [stored] = await createUserRepository(core.database).findByEmail('file@example.test');
+        assert.equal(await verifyPassword('from a file 123', String(stored?.passwordHash)), true);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
   });
 
-  it('reads the password from a file (--password-file), its one line without the line break', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'sintonia-password-'));
-    try {
-      const file = join(folder, 'password');
-      writeFileSync(file, 'from a file 123\n', { mode: 0o600 });
-      const args = ['user', 'create', '--account', 'cli-1', '--email', 'file@example.test'];
-      const user = await runCli([...args, '--password-file', file], core.env);
-      assert.equal(user.code, 0, user.stderr);
-      const [stored] = await createUserRepository(core.database).findByEmail('file@example.test');
-      assert.equal(await verifyPassword('from a file 123', String(stored?.passwordHash)), true);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+  describe('errors', () => {
+    it('refuses bad input with a message and exit 2, printing nothing on stdout', async () => {
+      // A few representative cases (each is a process start); the rules themselves are tested in users.test.ts.
+      const cases: Array<[string[], RegExp]> = [
+        [['account', 'create'], /--account-number is required/],
+        [['account', 'create', '--account-number', 'cli-1'], /exists already/],
+        [
+          ['user', 'create', '--account', 'nope', '--email', 'x@example.test', '--password-stdin'],
+          /no account nope/,
+        ],
+        [
+          ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test', '--password', 'longenough'],
+          /--password is refused: .*process list.*--password-file FILE or --password-stdin/,
+        ],
+        [
+          ['user', 'create', '--account', 'cli-1', '--email', 'y@example.test'],
+          /--password-file FILE or --password-stdin is required/,
+        ],
+        [
+          [
+            'user',
+            'create',
+            '--account',
+            'cli-1',
+            '--email',
+            'y@example.test',
+            '--password-file',
+            '/nonexistent',
+          ],
+          /--password-file: ENOENT/,
+        ],
+        [
+          ['user', 'create', '--account', 'cli-1', '--account', 'cli-2', '--email', 'y@example.test'],
+          /--account is given more than once/,
+        ],
+      ];
+      for (const [args, message] of cases) {
+        const result = await runCli(args, core.env, 'longenough\n');
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, message);
+        assert.equal(result.stdout, '');
+      }
+    });
   });
 });

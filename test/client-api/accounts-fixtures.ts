@@ -20,7 +20,7 @@ export interface SignedIn {
 export interface SwaggerOperation {
   operationId: string;
   security?: unknown;
-  parameters?: Array<{ in: string }>;
+  parameters?: Array<{ in: string; name?: string; description?: string }>;
   responses: Record<string, unknown>;
   'x-error-types'?: Record<string, string[]>;
   'x-delegated-scope'?: string;
@@ -51,7 +51,7 @@ export interface AccountsFixture {
   call(
     method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD',
     path: string,
-    auth?: { token?: string; key?: string },
+    auth?: { token?: string; key?: string; accept?: string },
     body?: unknown,
   ): Promise<LightMyRequestResponse>;
 }
@@ -104,6 +104,7 @@ export async function accountsFixture(env: Env = {}): Promise<AccountsFixture> {
       const headers: Record<string, string> = {};
       if (auth.token) headers.authorization = `Bearer ${auth.token}`;
       if (auth.key) headers['x-api-key'] = auth.key;
+      if (auth.accept) headers.accept = auth.accept;
       return app.inject({
         method,
         url: `${BASE}${path}`,

@@ -32,77 +32,81 @@ describe('ad-break and mail outbox commands', () => {
   });
   after(() => fx.close());
 
-  it('ad-break set/list/delete edit the local ad table that ad-info reads', async () => {
-    const set = await runCli(
-      [
-        'ad-break',
-        'set',
-        ...setArgs({ content: 'film-1', position: 'midroll', offset: '1200', maxAds: '3' }),
-      ],
-      fx.core.env,
-    );
-    assert.equal(set.code, 0, set.stderr);
-    assert.deepEqual(JSON.parse(set.stdout), {
-      contents: 'Voditems',
-      contentId: 'film-1',
-      adBreaks: [{ position: 'midroll', offset: 1200, maxAds: 3 }],
-    });
-    const info = await fx.call('GET', '/web/Voditems/film-1/ad-info', { key: fx.operatorKey });
-    assert.equal(info.statusCode, 200, info.body);
-    assert.deepEqual(info.json().adBreaks, [{ position: 'midroll', offset: 1200, maxAds: 3 }]);
+  describe('happy', () => {
+    it('ad-break set/list/delete edit the local ad table that ad-info reads', async () => {
+      const set = await runCli(
+        [
+          'ad-break',
+          'set',
+          ...setArgs({ content: 'film-1', position: 'midroll', offset: '1200', maxAds: '3' }),
+        ],
+        fx.core.env,
+      );
+      assert.equal(set.code, 0, set.stderr);
+      assert.deepEqual(JSON.parse(set.stdout), {
+        contents: 'Voditems',
+        contentId: 'film-1',
+        adBreaks: [{ position: 'midroll', offset: 1200, maxAds: 3 }],
+      });
+      const info = await fx.call('GET', '/web/Voditems/film-1/ad-info', { key: fx.operatorKey });
+      assert.equal(info.statusCode, 200, info.body);
+      assert.deepEqual(info.json().adBreaks, [{ position: 'midroll', offset: 1200, maxAds: 3 }]);
 
-    const list = await runCli(
-      ['ad-break', 'list', '--contents', 'Voditems', '--content', 'film-1'],
-      fx.core.env,
-    );
-    assert.equal(JSON.parse(list.stdout).adBreaks.length, 1);
-    const removed = await runCli(
-      [
-        'ad-break',
-        'delete',
-        '--contents',
-        'Voditems',
-        '--content',
-        'film-1',
-        '--position',
-        'midroll',
-        '--offset',
-        '1200',
-      ],
-      fx.core.env,
-    );
-    assert.equal(removed.code, 0, removed.stderr);
-    assert.deepEqual(JSON.parse(removed.stdout).adBreaks, []);
-    // Back to the defaults of the contents type.
-    const defaults = await fx.call('GET', '/web/Voditems/film-1/ad-info', { key: fx.operatorKey });
-    assert.equal(defaults.json().adBreaks[0].position, 'preroll');
+      const list = await runCli(
+        ['ad-break', 'list', '--contents', 'Voditems', '--content', 'film-1'],
+        fx.core.env,
+      );
+      assert.equal(JSON.parse(list.stdout).adBreaks.length, 1);
+      const removed = await runCli(
+        [
+          'ad-break',
+          'delete',
+          '--contents',
+          'Voditems',
+          '--content',
+          'film-1',
+          '--position',
+          'midroll',
+          '--offset',
+          '1200',
+        ],
+        fx.core.env,
+      );
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.deepEqual(JSON.parse(removed.stdout).adBreaks, []);
+      // Back to the defaults of the contents type.
+      const defaults = await fx.call('GET', '/web/Voditems/film-1/ad-info', { key: fx.operatorKey });
+      assert.equal(defaults.json().adBreaks[0].position, 'preroll');
+    });
+
+    it('mail outbox counts the outbox without showing addresses', async () => {
+      const queued = await fx.app.inject({
+        method: 'POST',
+        url: '/api/v1/web/registration/request',
+        payload: { email: 'outbox@example.test' },
+      });
+      assert.equal(queued.statusCode, 200, queued.body);
+      const result = await runCli(['mail', 'outbox'], fx.core.env);
+      assert.equal(result.code, 0, result.stderr);
+      const status = JSON.parse(result.stdout);
+      assert.equal(status.pending + status.sent, 1);
+      assert.equal(status.failed, 0);
+      assert.ok(!result.stdout.includes('outbox@example.test'));
+    });
   });
 
-  it('ad-break refuses bad input with a usage error', async () => {
-    for (const args of [
-      setArgs({ contents: 'Movies' }),
-      setArgs({ content: 'x'.repeat(25) }),
-      setArgs({ position: 'sideroll' }),
-      setArgs({ offset: '-5' }),
-      setArgs({ maxAds: '11' }),
-    ]) {
-      const result = await runCli(['ad-break', 'set', ...args], fx.core.env);
-      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
-    }
-  });
-
-  it('mail outbox counts the outbox without showing addresses', async () => {
-    const queued = await fx.app.inject({
-      method: 'POST',
-      url: '/api/v1/web/registration/request',
-      payload: { email: 'outbox@example.test' },
+  describe('errors', () => {
+    it('ad-break refuses bad input with a usage error', async () => {
+      for (const args of [
+        setArgs({ contents: 'Movies' }),
+        setArgs({ content: 'x'.repeat(25) }),
+        setArgs({ position: 'sideroll' }),
+        setArgs({ offset: '-5' }),
+        setArgs({ maxAds: '11' }),
+      ]) {
+        const result = await runCli(['ad-break', 'set', ...args], fx.core.env);
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      }
     });
-    assert.equal(queued.statusCode, 200, queued.body);
-    const result = await runCli(['mail', 'outbox'], fx.core.env);
-    assert.equal(result.code, 0, result.stderr);
-    const status = JSON.parse(result.stdout);
-    assert.equal(status.pending + status.sent, 1);
-    assert.equal(status.failed, 0);
-    assert.ok(!result.stdout.includes('outbox@example.test'));
   });
 });

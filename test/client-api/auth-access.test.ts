@@ -52,6 +52,8 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
     path: '/accounts/{accountNumber}/devices/{mediaPlayerId}/commands/{commandId}',
     access: 'account',
   },
+  { method: 'GET', path: '/accounts/{accountNumber}/playback', access: 'account' },
+  { method: 'PUT', path: '/accounts/{accountNumber}/stream-limit/{limit}', access: 'operator' },
   { method: 'GET', path: '/users/{email}', access: 'operator' },
   { method: 'GET', path: '/users2/{email}', access: 'operator' },
 ];
@@ -64,6 +66,7 @@ const fill = (path: string, accountNumber: string) =>
     .replace('{userCode}', 'BDWP-HQPK')
     .replace('{approved}', 'true')
     .replace('{commandId}', 'c1')
+    .replace('{limit}', '3')
     .replace('{email}', `${accountNumber}@example.test`);
 
 describe('client-api access (generated from one table)', () => {

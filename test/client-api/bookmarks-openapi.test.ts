@@ -121,13 +121,4 @@ describe('API document of bookmarks, ratings, registration, campaigns, subscript
     );
     assert.ok(document.paths[expected[4][0]]?.post?.responses['429']?.headers?.['Retry-After']);
   });
-
-  it("states the bookmark save's limits where they are enforced", () => {
-    const save = document.paths[expected[1][0]]?.post;
-    const parameter = (name: string) => save?.parameters?.find((candidate) => candidate.name === name);
-    assert.match(parameter('at')?.description ?? '', /at most 300 s ahead of the server's clock/);
-    assert.match(parameter('at')?.description ?? '', /BOOKMARK_TIME_IN_FUTURE/);
-    assert.match(parameter('deviceClass')?.description ?? '', /own class only \(else 403 DEVICE_MISMATCH\)/);
-    assert.match(parameter('deviceId')?.description ?? '', /own deviceId only \(else 403 DEVICE_MISMATCH\)/);
-  });
 });

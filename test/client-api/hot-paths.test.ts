@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { createAccountRepository } from '../../src/client-api/accounts/repository.ts';
 import { createSessionGate, TOUCH_RESOLUTION_MS } from '../../src/client-api/auth/session-gate.ts';
 import { createBookmarkRepository } from '../../src/client-api/bookmarks/repository.ts';
 import { createDeviceRepository } from '../../src/client-api/devices/repository.ts';
 import { createSessionRepository } from '../../src/client-api/sessions/repository.ts';
-import { POOL_APPLICATION_NAME } from '../../src/core/db/database.ts';
-import { testDatabase } from '../helpers/harness.ts';
 import {
   type AccountsFixture,
   accountsFixture,
   bookmarkRow,
-  errorTypes,
   isTokenRefusal,
   type SignedIn,
 } from './accounts-fixtures.ts';
 
 /**
  * The hot paths' repositories, on both stores: what each answers. And the session gate every device token
- * passes (guards.authenticate): what it refuses, and when it records a session's use.
+ * passes (guards.authenticate): what it refuses, and when it records a session's use. The operations
+ * themselves, through HTTP, are in bookmarks-save.test.ts and bookmarks-read.test.ts.
  */
 describe('client-api hot-path repositories, and the session gate', () => {
   let f: AccountsFixture;
@@ -157,138 +154,5 @@ describe('client-api hot-path repositories, and the session gate', () => {
       states.push(state?.closed_at === null ? 'open' : state ? 'closed' : 'none');
     }
     assert.deepEqual(states, ['open', 'closed', 'none']);
-  });
-});
-
-describe('client-api: the hot operations refuse a closed session, whatever else the request does', () => {
-  let f: AccountsFixture;
-  let alice: { userHash: string };
-  let bob: { userHash: string };
-  let tv: SignedIn;
-  let revoked: SignedIn;
-
-  before(async () => {
-    f = await accountsFixture();
-    alice = await f.account('fr-alice');
-    bob = await f.account('fr-bob');
-    tv = await f.signIn('fr-alice@example.test', 'tv-1');
-    revoked = await f.signIn('fr-alice@example.test', 'tv-2');
-    const saved = await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/7/30`, {
-      token: revoked.accessToken,
-    });
-    assert.equal(saved.statusCode, 200, saved.body);
-    const closed = await f.call('DELETE', '/accounts/fr-alice/devices/tv-2/sessions', { key: f.operatorKey });
-    assert.equal(closed.statusCode, 204, closed.body);
-  });
-  after(() => f.close());
-
-  it('an open session reads, saves and lists in one go', async () => {
-    const saved = await f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/45`, {
-      token: tv.accessToken,
-    });
-    assert.equal(saved.statusCode, 200, saved.body);
-    const read = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, {
-      token: tv.accessToken,
-    });
-    assert.equal(read.json().offset, 45);
-    const missing = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/8`, {
-      token: tv.accessToken,
-    });
-    assert.deepEqual([missing.statusCode, errorTypes(missing)], [404, ['BOOKMARK_NOT_FOUND']]);
-    const devices = await f.call('GET', '/accounts/fr-alice/devices', { token: tv.accessToken });
-    assert.deepEqual(
-      devices.json().map((device: { mediaPlayerId: string }) => device.mediaPlayerId),
-      ['tv-1', 'tv-2'],
-    );
-  });
-
-  it("a closed session's token is 401 TOKEN_INVALID on the bookmark read and save and the device list, and its save writes nothing", async () => {
-    const token = revoked.accessToken;
-    const answers = [
-      await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, { token }),
-      await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/8`, { token }),
-      await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/7/999`, { token }),
-      await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/9/999`, { token }),
-      await f.call('GET', '/accounts/fr-alice/devices', { token }),
-      // The session is checked before anything else about the request: 401, not 403 or 400.
-      await f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/999`, { token }),
-      await f.call('GET', `/smarttv/users/${bob.userHash}/bookmarks/7`, { token }),
-      await f.call('GET', '/accounts/fr-bob/devices', { token }),
-      await f.call('POST', `/smarttv/tv-2/users/${alice.userHash}/bookmarks/7/-5`, { token }),
-    ];
-    for (const [index, answer] of answers.entries()) {
-      assert.equal(answer.statusCode, 401, `${index}: ${answer.body}`);
-      assert.deepEqual(errorTypes(answer), ['TOKEN_INVALID'], `${index}: ${answer.body}`);
-    }
-    const read = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, {
-      token: tv.accessToken,
-    });
-    assert.equal(read.json().offset, 45);
-    const never = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/9`, {
-      token: tv.accessToken,
-    });
-    assert.equal(never.statusCode, 404);
-  });
-
-  it('a read records the use of a session last used over a minute ago', async () => {
-    const sessions = createSessionRepository(f.core.database);
-    const old = Date.now() - 120_000;
-    await f.core.database.db
-      .withTables<{ sessions: { id: string; last_used_at: number } }>()
-      .updateTable('sessions')
-      .set({ last_used_at: old })
-      .where('id', '=', tv.sessionId)
-      .execute();
-    // What a close does: this process forgets what it remembered of sessions (SQLite).
-    f.core.database.changeSignal('sessions')?.change();
-    const read = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, {
-      token: tv.accessToken,
-    });
-    assert.equal(read.statusCode, 200, read.body);
-    const state = await sessions.state(tv.sessionId, true);
-    assert.ok(state && state.last_used_at > old + 60_000, `touched: ${state?.last_used_at} vs ${old}`);
-  });
-
-  it('a save whose connection is killed under it is 503 STORE_UNAVAILABLE, writes nothing, and the next one lands', async (t) => {
-    if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a connection of the pool to kill');
-    // Killed under a statement, the connection must take no later one: the save after it lands.
-    const admin = new pg.Client({ connectionString: f.core.env.DATABASE_URL });
-    await admin.connect();
-    try {
-      // Hold the bookmark's row so the save's statement waits on its connection, then kill that connection.
-      await admin.query('begin');
-      await admin.query('select 1 from bookmarks where user_hash = $1 and content_id = 7 for update', [
-        alice.userHash,
-      ]);
-      const pending = f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/500`, {
-        token: tv.accessToken,
-      });
-      let killed = 0;
-      for (const deadline = Date.now() + 5000; killed === 0; ) {
-        const { rows } = await admin.query<{ killed: boolean }>(
-          `select pg_terminate_backend(pid) as killed from pg_stat_activity
-            where datname = current_database() and application_name = $1 and wait_event_type = 'Lock'`,
-          [POOL_APPLICATION_NAME],
-        );
-        killed = rows.filter((row) => row.killed).length;
-        if (killed === 0 && Date.now() > deadline) assert.fail('the save never waited on the lock');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await admin.query('rollback');
-      const refused = await pending;
-      assert.deepEqual([refused.statusCode, errorTypes(refused)], [503, ['STORE_UNAVAILABLE']], refused.body);
-      assert.equal(refused.headers['retry-after'], '1');
-      assert.equal(refused.json().code, 'SERVICE_UNAVAILABLE');
-      const read = await f.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/7`, {
-        token: tv.accessToken,
-      });
-      assert.equal(read.json().offset, 45, 'the killed save wrote nothing');
-      const saved = await f.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7/500`, {
-        token: tv.accessToken,
-      });
-      assert.deepEqual([saved.statusCode, saved.json().offset], [200, 500], saved.body);
-    } finally {
-      await admin.end();
-    }
   });
 });

@@ -16,8 +16,8 @@ const toRecord = (row: AccountTables['accounts']): AccountRecord => ({
 export function createAccountRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
   return {
-    /** False when the account number is taken. */
-    async insert(row: AccountTables['accounts']): Promise<boolean> {
+    /** False when the account number is taken. A new account has the default stream limit. */
+    async insert(row: Omit<AccountTables['accounts'], 'stream_limit'>): Promise<boolean> {
       const result = await db
         .insertInto('accounts')
         .values(row)

@@ -37,7 +37,13 @@ export interface BookmarkService {
 const MARK_RESOLUTION_MS = 5_000;
 const MARKS_KEPT = 10_000;
 
-export type MarkPlaying = (accountNumber: string, deviceId: string, at: number) => Promise<void>;
+/** Marks the device playing at `at`; `position` is what it saved (its live stream's report). */
+export type MarkPlaying = (
+  accountNumber: string,
+  deviceId: string,
+  at: number,
+  position: { contentId: number; offset: number },
+) => Promise<void>;
 
 export function createBookmarkService(
   repository: BookmarkRepository,
@@ -67,12 +73,17 @@ export function createBookmarkService(
   // In-process and short-lived (MARK_RESOLUTION_MS): spares the devices table a write per save.
   const lastMarked = new LRUCache<string, number>({ max: MARKS_KEPT });
   /** The write when one is due, else undefined: the common case costs no promise. */
-  function mark(accountNumber: string, deviceId: string, at: number): Promise<void> | undefined {
+  function mark(
+    accountNumber: string,
+    deviceId: string,
+    at: number,
+    save: BookmarkSave,
+  ): Promise<void> | undefined {
     const key = `${accountNumber}\u0000${deviceId}`;
     const previous = lastMarked.get(key);
     if (previous !== undefined && at - previous < MARK_RESOLUTION_MS) return undefined;
     lastMarked.set(key, at);
-    return markPlaying(accountNumber, deviceId, at);
+    return markPlaying(accountNumber, deviceId, at, { contentId: save.contentId, offset: save.offset });
   }
 
   return {
@@ -110,7 +121,7 @@ export function createBookmarkService(
       };
       const written = await repository.saveUnlessStale(row);
       if (written) {
-        const marking = mark(accountNumber, save.deviceId, time);
+        const marking = mark(accountNumber, save.deviceId, time, save);
         if (marking !== undefined) await marking;
         return toBookmark(written, true);
       }

@@ -1,7 +1,11 @@
 import type { Database } from '../../core/db/database.ts';
 import type { AccountTables } from '../tables.ts';
 
-export type DeviceRow = AccountTables['devices'];
+/** A device without its stream (the playback module's columns, playback/repository.ts). */
+export type DeviceRow = Omit<
+  AccountTables['devices'],
+  'stream_content_id' | 'stream_offset' | 'stream_since' | 'stream_reported_at'
+>;
 
 const allColumns = [
   'account_number',
@@ -126,12 +130,40 @@ export function createDeviceRepository(database: Database) {
 
     /**
      * Records that the device saved a playback position at `at` (epoch ms). Called by the bookmark
-     * save; `playing` in DeviceBase and GET …/devices/playing read it.
+     * save; `playing` in DeviceBase and GET …/devices/playing read it. With `stream`, the same statement
+     * reports the device's stream when it is live (reported since `staleBefore`): it stays alive and moves
+     * to the saved content and position (a new content item starts anew). A stream that is over stays so.
      */
-    async markPlaying(accountNumber: string, deviceId: string, at: number): Promise<void> {
+    async markPlaying(
+      accountNumber: string,
+      deviceId: string,
+      at: number,
+      stream?: { contentId: number; offset: number; staleBefore: number },
+    ): Promise<void> {
       await db
         .updateTable('devices')
-        .set({ last_playback_at: at, last_seen_at: at })
+        .set((eb) => {
+          if (stream === undefined) return { last_playback_at: at, last_seen_at: at };
+          const live = eb('stream_reported_at', '>=', stream.staleBefore);
+          // Bound values, not literals: one statement text whatever the device, time and position.
+          const ifLive = <C extends 'stream_reported_at' | 'stream_content_id' | 'stream_offset'>(
+            column: C,
+            value: number,
+          ) => eb.case().when(live).then(eb.val(value)).else(eb.ref(column)).end();
+          return {
+            last_playback_at: at,
+            last_seen_at: at,
+            stream_reported_at: ifLive('stream_reported_at', at),
+            stream_content_id: ifLive('stream_content_id', stream.contentId),
+            stream_offset: ifLive('stream_offset', stream.offset),
+            stream_since: eb
+              .case()
+              .when(eb.and([live, eb('stream_content_id', '<>', stream.contentId)]))
+              .then(eb.val(at))
+              .else(eb.ref('stream_since'))
+              .end(),
+          };
+        })
         .where('account_number', '=', accountNumber)
         .where('device_id', '=', deviceId)
         .execute();

@@ -22,6 +22,20 @@ export const clientApiVariables = {
     description: 'Most enabled devices an account may hold.',
   }),
   PLAYING_WINDOW: seconds(60, 'A device counts as playing this long after it saved a bookmark.'),
+  PLAYBACK_STALE_AFTER: Type.Integer({
+    minimum: 5,
+    maximum: 86400,
+    default: 90,
+    description:
+      "Seconds: a device's stream (PUT …/playback/{contentId}) with no report for this long is over: it no longer counts against the account's stream limit nor shows. A report is the PUT again or a bookmark save by the device.",
+  }),
+  PLAYBACK_STREAM_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 20,
+    default: 2,
+    description:
+      "Streams an account plays at once unless an operator set its own (PUT /accounts/{accountNumber}/stream-limit/{limit}); one more start is 409 STREAM_LIMIT_REACHED. Counted in the store under the account's lock: every process enforces it.",
+  }),
   SMTP_URL: secret({
     pattern: '^smtps?://',
     description:

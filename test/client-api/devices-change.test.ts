@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertFields } from '../helpers/fields.ts';
 import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
 
-describe('client-api devices', () => {
+/**
+ * Changing an account's devices: the rename (PUT …/devices/{deviceId}/name, a bare string body), enabling and
+ * disabling (PUT …/enabled/{enabled}), deleting one and every one of a class (DELETE). Reading them is in
+ * devices-read.test.ts; access by credentials and closed sessions are checked over every operation.
+ */
+describe('client-api device changes', () => {
   let f: AccountsFixture;
   let tv: SignedIn;
   before(async () => {
@@ -15,37 +19,6 @@ describe('client-api devices', () => {
   after(() => f.close());
 
   describe('happy', () => {
-    it('lists the account devices as DeviceBase', async () => {
-      const response = await f.call('GET', '/accounts/dev-1/devices', { token: tv.accessToken });
-      assert.equal(response.statusCode, 200);
-      const [device, ...rest] = response.json();
-      assert.equal(rest.length, 0);
-      assertFields(device, [
-        'deviceClass',
-        'enabled',
-        'lastSeenAt',
-        'mediaPlayerId',
-        'name',
-        'playing',
-        'registeredAt',
-      ]);
-      assert.equal(device.mediaPlayerId, 'tv-1');
-      assert.equal(device.name, 'Living room');
-      assert.equal(device.deviceClass, 'smarttv');
-      assert.equal(device.enabled, true);
-      assert.equal(device.playing, false);
-      assert.ok(!Number.isNaN(Date.parse(device.registeredAt)));
-    });
-
-    it('reads one device and its name; an operator key reads it too', async () => {
-      const one = await f.call('GET', '/accounts/dev-1/devices/tv-1', { token: tv.accessToken });
-      assert.equal(one.statusCode, 200);
-      assert.equal(one.json().mediaPlayerId, 'tv-1');
-      const name = await f.call('GET', '/accounts/dev-1/devices/tv-1/name', { key: f.operatorKey });
-      assert.equal(name.statusCode, 200);
-      assert.deepEqual(name.json(), { mediaPlayerId: 'tv-1', name: 'Living room' });
-    });
-
     it('renames with a bare string body, trimmed; 64 characters is the limit', async () => {
       const renamed = await f.call(
         'PUT',
@@ -65,19 +38,6 @@ describe('client-api devices', () => {
       assert.equal(atLimit.statusCode, 200);
       const read = await f.call('GET', '/accounts/dev-1/devices/tv-1/name', { token: tv.accessToken });
       assert.equal(read.json().name, longest);
-    });
-
-    it('marks a device playing within PLAYING_WINDOW (markPlaying) and lists it', async () => {
-      const devices = f.api.repositories.devices;
-      await devices.markPlaying('dev-1', 'tv-1', Date.now());
-      const playing = await f.call('GET', '/accounts/dev-1/devices/playing', { token: tv.accessToken });
-      assert.equal(playing.statusCode, 200);
-      assert.deepEqual(playing.json(), ['tv-1']);
-      const device = await f.call('GET', '/accounts/dev-1/devices/tv-1', { token: tv.accessToken });
-      assert.equal(device.json().playing, true);
-      await devices.markPlaying('dev-1', 'tv-1', Date.now() - 61_000);
-      const stale = await f.call('GET', '/accounts/dev-1/devices/playing', { token: tv.accessToken });
-      assert.deepEqual(stale.json(), []);
     });
 
     it('disables and enables a device: disabling ends its sessions at once', async () => {
@@ -104,26 +64,6 @@ describe('client-api devices', () => {
   });
 
   describe('errors', () => {
-    it('404 ACCOUNT_NOT_FOUND and DEVICE_NOT_FOUND (operator on an unknown account; unknown device)', async () => {
-      const noAccount = await f.call('GET', '/accounts/nobody/devices', { key: f.operatorKey });
-      assert.equal(noAccount.statusCode, 404);
-      assert.deepEqual(noAccount.json(), {
-        code: 'NOT_FOUND',
-        message: 'No such account.',
-        errors: [{ type: 'ACCOUNT_NOT_FOUND', message: 'No such account.' }],
-      });
-      for (const [method, path] of [
-        ['GET', '/accounts/dev-1/devices/ghost'],
-        ['GET', '/accounts/dev-1/devices/ghost/name'],
-        ['PUT', '/accounts/dev-1/devices/ghost/enabled/true'],
-        ['DELETE', '/accounts/dev-1/devices/ghost'],
-      ] as const) {
-        const response = await f.call(method, path, { token: tv.accessToken });
-        assert.equal(response.statusCode, 404, path);
-        assert.deepEqual(errorTypes(response), ['DEVICE_NOT_FOUND'], path);
-      }
-    });
-
     it('400 DEVICE_NAME_TOO_LONG over 64 characters and DEVICE_NAME_REQUIRED for empty or blank', async () => {
       const long = await f.call(
         'PUT',
@@ -223,35 +163,48 @@ describe('client-api devices outside the cool-down', () => {
   });
   after(() => f.close());
 
-  it('deletes a device (204), ends its sessions, and it is gone (404)', async () => {
-    const tv = await f.signIn('del-1@example.test', 'tv-1');
-    const keeper = await f.signIn('del-1@example.test', 'web-1', { deviceClass: 'web' });
-    const deleted = await f.call('DELETE', '/accounts/del-1/devices/tv-1', { token: keeper.accessToken });
-    assert.equal(deleted.statusCode, 204);
-    assert.equal((await f.call('GET', '/accounts/del-1/devices', { token: tv.accessToken })).statusCode, 401);
-    const gone = await f.call('GET', '/accounts/del-1/devices/tv-1', { token: keeper.accessToken });
-    assert.equal(gone.statusCode, 404);
-  });
-
-  it('a deviceClass filter that does not match the device is 404', async () => {
-    await f.signIn('del-1@example.test', 'tv-2');
-    const response = await f.call('DELETE', '/accounts/del-1/devices/tv-2?deviceClass=web', {
-      key: f.operatorKey,
+  // The filter's refusal first: it signs in tv-2, the one device the bulk delete by class leaves.
+  describe('errors', () => {
+    it('a deviceClass filter that does not match the device is 404', async () => {
+      await f.signIn('del-1@example.test', 'tv-2');
+      const response = await f.call('DELETE', '/accounts/del-1/devices/tv-2?deviceClass=web', {
+        key: f.operatorKey,
+      });
+      assert.equal(response.statusCode, 404);
+      assert.deepEqual(errorTypes(response), ['DEVICE_NOT_FOUND']);
     });
-    assert.equal(response.statusCode, 404);
-    assert.deepEqual(errorTypes(response), ['DEVICE_NOT_FOUND']);
   });
 
-  it('bulk delete removes the devices of one class, or all', async () => {
-    await f.signIn('del-1@example.test', 'web-2', { deviceClass: 'web' });
-    const byClass = await f.call('DELETE', '/accounts/del-1/devices?deviceClass=web', { key: f.operatorKey });
-    assert.equal(byClass.statusCode, 204);
-    const left = (await f.call('GET', '/accounts/del-1/devices', { key: f.operatorKey })).json();
-    assert.deepEqual(
-      left.map((device: { mediaPlayerId: string }) => device.mediaPlayerId),
-      ['tv-2'],
-    );
-    assert.equal((await f.call('DELETE', '/accounts/del-1/devices', { key: f.operatorKey })).statusCode, 204);
-    assert.deepEqual((await f.call('GET', '/accounts/del-1/devices', { key: f.operatorKey })).json(), []);
+  describe('happy', () => {
+    it('deletes a device (204), ends its sessions, and it is gone (404)', async () => {
+      const tv = await f.signIn('del-1@example.test', 'tv-1');
+      const keeper = await f.signIn('del-1@example.test', 'web-1', { deviceClass: 'web' });
+      const deleted = await f.call('DELETE', '/accounts/del-1/devices/tv-1', { token: keeper.accessToken });
+      assert.equal(deleted.statusCode, 204);
+      assert.equal(
+        (await f.call('GET', '/accounts/del-1/devices', { token: tv.accessToken })).statusCode,
+        401,
+      );
+      const gone = await f.call('GET', '/accounts/del-1/devices/tv-1', { token: keeper.accessToken });
+      assert.equal(gone.statusCode, 404);
+    });
+
+    it('bulk delete removes the devices of one class, or all', async () => {
+      await f.signIn('del-1@example.test', 'web-2', { deviceClass: 'web' });
+      const byClass = await f.call('DELETE', '/accounts/del-1/devices?deviceClass=web', {
+        key: f.operatorKey,
+      });
+      assert.equal(byClass.statusCode, 204);
+      const left = (await f.call('GET', '/accounts/del-1/devices', { key: f.operatorKey })).json();
+      assert.deepEqual(
+        left.map((device: { mediaPlayerId: string }) => device.mediaPlayerId),
+        ['tv-2'],
+      );
+      assert.equal(
+        (await f.call('DELETE', '/accounts/del-1/devices', { key: f.operatorKey })).statusCode,
+        204,
+      );
+      assert.deepEqual((await f.call('GET', '/accounts/del-1/devices', { key: f.operatorKey })).json(), []);
+    });
   });
 });

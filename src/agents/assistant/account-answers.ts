@@ -1,5 +1,11 @@
 import type { SuggestedActions } from '../schemas.ts';
 import type { ConfirmableAction, ToolResult } from '../tools/account-tools.ts';
+import {
+  householdActionWords,
+  householdDoneWords,
+  householdRefusal,
+  sayHousehold,
+} from './household-answers.ts';
 import { andList, type Language, orList } from './language.ts';
 import {
   tvSignInActionWords,
@@ -17,6 +23,8 @@ export interface SaidAnswer {
 
 function actionWords(action: ConfirmableAction, language: Language): string {
   if (action.tool === 'sign_out_everywhere') return everywhereWords(language);
+  if (action.tool === 'control_device' || action.tool === 'hand_off')
+    return householdActionWords(action, language);
   const device = `«${action.deviceName}»`;
   switch (action.tool) {
     case 'rename_device':
@@ -38,6 +46,8 @@ function actionWords(action: ConfirmableAction, language: Language): string {
 
 function doneWords(action: ConfirmableAction, language: Language): string {
   if (action.tool === 'sign_out_everywhere') return everywhereDone(language);
+  if (action.tool === 'control_device' || action.tool === 'hand_off')
+    return householdDoneWords(action, language);
   const device = `«${action.deviceName}»`;
   switch (action.tool) {
     case 'rename_device':
@@ -138,7 +148,12 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
     case 'done':
       return { output: doneWords(result.action, language) };
     case 'refused': {
-      const why = refusals[result.refusal.type]?.[language];
+      const { action, refusal } = result;
+      const household =
+        action.tool === 'control_device' || action.tool === 'hand_off'
+          ? householdRefusal(action, refusal.type, language)
+          : undefined;
+      const why = household ?? refusals[refusal.type]?.[language];
       return {
         output: es
           ? `No he podido ${actionWords(result.action, language)}${why ? `: ${why}` : ''}.`
@@ -167,6 +182,10 @@ export function say(result: ToolResult, language: Language): SaidAnswer {
     case 'position':
     case 'device_limit':
       return { output: sayWatching(result, language) };
+    case 'watching':
+    case 'nothing_playing':
+    case 'source_ambiguous':
+      return { output: sayHousehold(result, language) };
     case 'tv_sign_in_not_found':
       return { output: tvSignInNotFoundWords(result, language) };
     case 'invalid_arguments':

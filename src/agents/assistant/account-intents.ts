@@ -1,4 +1,5 @@
 import type { AccountRequest, RequestPattern } from './account-request.ts';
+import { householdPatterns } from './household-intents.ts';
 import { tvSignInPatterns } from './tv-sign-in-intents.ts';
 import { watchingRequestOf } from './watching-intents.ts';
 
@@ -80,6 +81,10 @@ const patterns: RequestPattern[] = [
 
 /** The account request in what the person said, if there is one. */
 export function accountRequestOf(input: string): AccountRequest | undefined {
+  for (const { pattern, request } of householdPatterns) {
+    const match = pattern.exec(input);
+    if (match) return request(match);
+  }
   const watching = watchingRequestOf(input);
   if (watching) return watching;
   for (const { pattern, request } of patterns) {

@@ -2,7 +2,7 @@
 export type Language = 'es' | 'en';
 
 const SPANISH =
-  /[¿¡ñáéíóú]|\b(hola|buenas|qu[eé]|como|c[oó]mo|puedo|quiero|mis?|grabar|ayuda|gracias|dispositivos?|tele|programaci[oó]n|echan|adi[oó]s|s[ií]|vale|cierra|sesi[oó]n|cambia|nombre|desactiva|activa|tengo|est[aá]n?)\b/i;
+  /[¿¡ñáéíóú]|\b(hola|buenas|qu[eé]|como|c[oó]mo|puedo|quiero|mis?|grabar|ayuda|gracias|dispositivos?|tele|programaci[oó]n|echan|adi[oó]s|s[ií]|vale|cierra|sesi[oó]n|cambia|nombre|desactiva|activa|tengo|est[aá]n?|pausa|reanuda|sigue|casa)\b/i;
 
 /** Spanish when the words look Spanish; else the locale's language when it is Spanish; else English. */
 export function languageOf(words: string, locale?: string): Language {

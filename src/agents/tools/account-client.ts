@@ -4,6 +4,7 @@ import type { DelegationScope } from '../../core/delegation.ts';
 import { type ErrorBody, ProblemError, subsystemErrors } from '../../core/errors.ts';
 import { callSubsystem } from '../../core/http/subsystem-client.ts';
 import { AgentConfigException, AgentExternalServiceException } from '../exceptions.ts';
+import { type HouseholdSession, householdSession } from './household-client.ts';
 
 /** A device as the assistant's tools see it (client-api's DeviceBase). */
 export interface AccountDevice {
@@ -34,8 +35,8 @@ export interface AccountRefusal {
 
 export type AccountChange = { ok: true } | { ok: false; refusal: AccountRefusal };
 
-/** The account actions, on one linked account, with a delegated token. */
-export interface AccountSession {
+/** The account actions, on one linked account, with a delegated token (the household's: household-client.ts). */
+export interface AccountSession extends HouseholdSession {
   readonly accountNumber: string;
   devices(): Promise<AccountDevice[]>;
   /** The mediaPlayerIds playing now. */
@@ -92,6 +93,8 @@ const SCOPES: DelegationScope[] = [
   'sessions:write',
   'bookmarks:read',
   'devices:pair',
+  'playback:read',
+  'devices:control',
 ];
 /** Statuses of client-api that are the person's business (told in words), not a failure of ours. */
 const REFUSALS = [400, 404, 409];
@@ -202,6 +205,7 @@ export function createAccountClient(deps: AccountClientDeps): AccountClient {
     const device = (id: string) => `/devices/${encodeURIComponent(id)}`;
     return {
       accountNumber,
+      ...householdSession(call, errorType),
       async devices() {
         return (await call<AccountDevice[]>('/devices')).body ?? [];
       },

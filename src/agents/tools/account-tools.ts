@@ -3,6 +3,16 @@ import Value from 'typebox/value';
 import { type AgentMetrics, uncounted } from '../metrics.ts';
 import type { AccountClient, AccountDevice, AccountRefusal, AccountSession } from './account-client.ts';
 import type { ConfirmationOwner, Confirmations, PendingAction } from './confirmations.ts';
+import { matchDevice } from './device-match.ts';
+import {
+  type HouseholdAction,
+  type HouseholdResult,
+  householdCall,
+  householdToolSpecs,
+  isHouseholdAction,
+  isHouseholdTool,
+  runHousehold,
+} from './household-tools.ts';
 import {
   decideTvSignIn,
   type TvSignInAction,
@@ -69,7 +79,10 @@ export const accountToolSpecs = {
   },
   ...watchingToolSpecs,
   approve_tv_sign_in: tvSignInSpec,
+  ...householdToolSpecs,
 } as const satisfies Record<string, { description: string; parameters: TSchema; changes: boolean }>;
+
+export { matchDevice, normalizeName } from './device-match.ts';
 
 export type AccountToolName = keyof typeof accountToolSpecs;
 type AccountToolArguments<N extends AccountToolName> = Static<(typeof accountToolSpecs)[N]['parameters']>;
@@ -94,6 +107,7 @@ export type ToolResult =
   | { status: 'unknown_tool'; tool: string }
   | { status: 'nothing_to_confirm' }
   | WatchingResult
+  | HouseholdResult
   | TvSignInNotFound;
 
 /** A changing action with the device it names, resolved: what the person confirms. */
@@ -102,58 +116,8 @@ export type ConfirmableAction =
   | { tool: 'set_device_enabled'; mediaPlayerId: string; deviceName: string; enabled: boolean }
   | { tool: 'sign_out_device'; mediaPlayerId: string; deviceName: string }
   | { tool: 'sign_out_everywhere' }
-  | TvSignInAction;
-
-/** Lower case, no accents, no punctuation, single spaces: how device names are compared. */
-export function normalizeName(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-}
-
-/** Words that name no device: articles and possessives. */
-const STOP_WORDS = new Set(['the', 'my', 'el', 'la', 'los', 'las', 'mi', 'mis', 'del', 'de', 'en']);
-/** Words that fit many devices: used only when nothing more specific was said. */
-const GENERIC_WORDS = new Set(['tv', 'tele', 'television', 'device', 'dispositivo', 'box', 'deco']);
-const wordsOf = (text: string) =>
-  normalizeName(text)
-    .split(' ')
-    .filter((word) => word && !STOP_WORDS.has(word));
-
-export type DeviceMatch =
-  | { kind: 'one'; device: AccountDevice }
-  | { kind: 'none' }
-  | { kind: 'many'; candidates: AccountDevice[] };
-
-/**
- * The device a person means: its exact id, else the one whose name equals what they said, else the ones
- * whose name contains all their words (or whose words all appear in what they said).
- */
-export function matchDevice(devices: AccountDevice[], said: string): DeviceMatch {
-  const byId = devices.find((device) => device.mediaPlayerId === said);
-  if (byId) return { kind: 'one', device: byId };
-  const wanted = normalizeName(said);
-  const exact = devices.filter((device) => normalizeName(device.name) === wanted);
-  if (exact.length === 1 && exact[0]) return { kind: 'one', device: exact[0] };
-  const allWords = wordsOf(said);
-  const specific = allWords.filter((word) => !GENERIC_WORDS.has(word));
-  // Only generic words ("the TV"): every device whose name holds them all is a candidate.
-  const saidWords = specific.length > 0 ? specific : allWords;
-  if (saidWords.length === 0) return { kind: 'none' };
-  const loose = devices.filter((device) => {
-    const nameWords = wordsOf(device.name);
-    if (nameWords.length === 0) return false;
-    return (
-      saidWords.every((word) => nameWords.some((name) => name.startsWith(word))) ||
-      nameWords.every((name) => saidWords.includes(name))
-    );
-  });
-  if (loose.length === 1 && loose[0]) return { kind: 'one', device: loose[0] };
-  return loose.length === 0 ? { kind: 'none' } : { kind: 'many', candidates: loose };
-}
+  | TvSignInAction
+  | HouseholdAction;
 
 /** What an agent needs to act on a linked person's account; an agent built without it acts on none. */
 export interface AccountAccess {
@@ -204,6 +168,13 @@ export function createAccountTools(
   }
 
   async function execute(action: ConfirmableAction): Promise<ToolResult> {
+    if (isHouseholdAction(action)) {
+      const ran = await runHousehold(session, action);
+      const { action: done, outcome: result } = ran;
+      return result.ok
+        ? { status: 'done', action: done }
+        : { status: 'refused', action, refusal: result.refusal };
+    }
     const outcome =
       action.tool === 'sign_out_everywhere'
         ? await session.signOutEverywhere()
@@ -282,6 +253,10 @@ export function createAccountTools(
       return (await readWatching(session, tool, args as object, limits)) ?? { status: 'unknown_tool', tool };
     }
     if (tool === 'sign_out_everywhere') return ask({ tool });
+    if (isHouseholdTool(tool)) {
+      const household = await householdCall(session, tool, args as Record<string, unknown>, resolve);
+      return 'status' in household ? household : ask(household);
+    }
     const action =
       tool === 'approve_tv_sign_in'
         ? await tvSignInAction(session, args as AccountToolArguments<'approve_tv_sign_in'>)

@@ -42,6 +42,10 @@ export function memoryAccount(
     // No TV waits in memory: the TV sign-in is tested against the real client-api.
     tvSignIn: async () => ({ ok: false, refusal: { status: 404, type: 'USER_CODE_INVALID' } }),
     decideTvSignIn: async (code, approve) => change(`tv-sign-in ${code} ${approve}`),
+    // The household (who is watching, commands, handoff) is tested against the real client-api.
+    watching: async () => ({ limit: 0, streams: [] }),
+    command: async (id, type) => change(`command ${id} ${type}`),
+    handoff: async (from, to) => change(`handoff ${from} ${to}`),
   };
   return { session, ran };
 }

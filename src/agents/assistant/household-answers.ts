@@ -61,8 +61,8 @@ export function householdRefusal(
           : `${target} isn't connected right now; nothing changed`;
       }
       return es
-        ? `${target} no está conectado ahora mismo (tiene que tener abierta la app de Sintonia)`
-        : `${target} isn't connected right now (its Sintonia app must be open)`;
+        ? 'ahora mismo no está conectado (tiene que tener abierta la app de Sintonia)'
+        : "it isn't connected right now (its Sintonia app must be open)";
     case 'COMMANDS_LIMITED':
     case 'COMMANDS_PENDING_LIMITED':
       return es

@@ -132,6 +132,9 @@ describe('the chat agent’s account tools through the OpenAI tools API', () => 
           'device_limit',
           'sign_out_everywhere',
           'approve_tv_sign_in',
+          'whos_watching',
+          'control_device',
+          'hand_off',
         ],
       );
       const messages = second?.body.messages as Array<{

@@ -31,7 +31,10 @@ const TOOLS_PROMPT =
   'is only asked for by a tool; the person confirms it with a yes, outside your reach. When a tool says a ' +
   'device name fits several devices or none, ask which one they mean. The tools also tell what they were ' +
   'watching and where they stopped (content ids and positions in seconds), how many more devices fit, and ' +
-  'sign out everywhere. A device signed out is not disabled: say which.';
+  'sign out everywhere. A device signed out is not disabled: say which. For the household they tell who ' +
+  "is watching at home (each device playing, its content id and position, the account's screens at " +
+  'once), tell a device to stop, pause or resume, and move what one device plays to another (continue ' +
+  'on another TV): those are changes too, run after a yes.';
 
 /** Said to the model whenever a turn may quote account data: such answers are shown as plain text. */
 const PLAIN_TEXT_PROMPT = ' Write plain text without markdown: your answer is shown exactly as written.';

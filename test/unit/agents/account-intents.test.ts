@@ -10,7 +10,35 @@ describe('account requests in Spanish and English', () => {
     ['¿Qué dispositivos tengo?', { kind: 'tool', tool: 'list_devices', args: {} }],
     ['show me my devices', { kind: 'tool', tool: 'list_devices', args: {} }],
     ["what's playing?", { kind: 'tool', tool: 'whats_playing', args: {} }],
-    ['¿Qué se está viendo en casa?', { kind: 'tool', tool: 'whats_playing', args: {} }],
+    ['¿Qué se está viendo en casa?', { kind: 'tool', tool: 'whos_watching', args: {} }],
+    ["what's playing at home?", { kind: 'tool', tool: 'whos_watching', args: {} }],
+    ['who is watching?', { kind: 'tool', tool: 'whos_watching', args: {} }],
+    [
+      "stop the kids' tablet",
+      { kind: 'tool', tool: 'control_device', args: { device: "the kids' tablet", command: 'stop' } },
+    ],
+    [
+      'para la tablet de los niños',
+      { kind: 'tool', tool: 'control_device', args: { device: 'la tablet de los niños', command: 'stop' } },
+    ],
+    [
+      'pausa la tele del salón',
+      { kind: 'tool', tool: 'control_device', args: { device: 'la tele del salón', command: 'pause' } },
+    ],
+    [
+      'resume the living room TV',
+      { kind: 'tool', tool: 'control_device', args: { device: 'the living room TV', command: 'resume' } },
+    ],
+    ['continue on the bedroom TV', { kind: 'tool', tool: 'hand_off', args: { to: 'the bedroom TV' } }],
+    [
+      'sigue en la tele del dormitorio desde la tele del salón',
+      {
+        kind: 'tool',
+        tool: 'hand_off',
+        args: { to: 'la tele del dormitorio', from: 'la tele del salón' },
+      },
+    ],
+    ['para grabar una serie, ¿qué hago?', undefined],
     [
       'sign out the bedroom TV',
       { kind: 'tool', tool: 'sign_out_device', args: { device: 'the bedroom TV' } },

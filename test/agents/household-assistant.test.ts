@@ -54,7 +54,7 @@ describe('the rule-based assistant: the household, in English and Spanish', () =
     );
     await family.play(home, 'hh-living', 42, 720);
     await family.play(home, 'hh-kids', 7, 40);
-    const watching = await agent.invoke(home.turn("What's playing at home?"));
+    const watching = await agent.invoke(home.turn('What’s playing at home?'));
     assert.equal(
       watching.output,
       "2 of 2 screens in use: «Living room TV» (content 42, at 12 min) and «Kids' tablet» (content 7, at 40 s).",

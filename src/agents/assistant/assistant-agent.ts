@@ -64,16 +64,16 @@ const intents: Intent[] = [
       /(password|contrase[nñ]a|\bpay\b|payment|\bbill|invoice|factura|\bpag(o|ar)\b|subscription|suscripci[oó]n|\bplan\b|contratar|darme de baja|cancel my)/i,
     answer: (language) =>
       language === 'es'
-        ? 'Eso no puedo hacerlo aquí: no cambio contraseñas, pagos, facturas ni suscripciones. Para eso entra en «Mi cuenta» en la app o llama a atención al cliente. Sí puedo decirte qué dispositivos tienes, cerrar su sesión, decirte qué estabas viendo y cuántos dispositivos más caben.'
-        : "I can't do that here: I don't change passwords, payments, bills or subscriptions. For those, open 'My account' in the app or call customer service. I can tell you which devices you have, sign them out, tell you what you were watching and how many more devices fit.",
+        ? 'Eso no puedo hacerlo aquí: no cambio contraseñas, pagos, facturas ni suscripciones. Para eso entra en «Mi cuenta» en la app o llama a atención al cliente. Sí puedo decirte qué dispositivos tienes, cerrar su sesión, decirte qué se ve en casa y qué estabas viendo, y cuántos dispositivos más caben.'
+        : "I can't do that here: I don't change passwords, payments, bills or subscriptions. For those, open 'My account' in the app or call customer service. I can tell you which devices you have, sign them out, tell you what's playing at home and what you were watching, and how many more devices fit.",
   },
   {
     name: 'help',
     pattern: /(ayuda|qu[eé] puedes hacer|help|what can you do)/i,
     answer: (language) =>
       language === 'es'
-        ? 'Puedo contarte cómo ver la programación y grabar programas. Si inicias sesión, también puedo decirte qué dispositivos tienes y su estado, cerrar la sesión de uno o de todos, decirte qué estabas viendo y por dónde ibas, y cuántos dispositivos más caben. No puedo cambiar contraseñas, pagos ni suscripciones. Pregúntame, por ejemplo: «¿Cómo grabo una serie?».'
-        : "I can explain how to check what's on and record programmes. Once you sign in, I can also tell you which devices you have and their state, sign one or all of them out, tell you what you were watching and where you stopped, and how many more devices fit. I can't change passwords, payments or subscriptions. Try: 'How do I record a series?'",
+        ? 'Puedo contarte cómo ver la programación y grabar programas. Si inicias sesión, también puedo decirte qué se está viendo en casa, parar, pausar o reanudar un dispositivo, pasar lo que ves a otra tele, decirte qué dispositivos tienes y su estado, cerrar la sesión de uno o de todos, decirte qué estabas viendo y por dónde ibas, y cuántos dispositivos más caben. No puedo cambiar contraseñas, pagos ni suscripciones. Pregúntame, por ejemplo: «¿Cómo grabo una serie?».'
+        : "I can explain how to check what's on and record programmes. Once you sign in, I can also tell you what's playing at home, stop, pause or resume a device, move what you watch to another TV, tell you which devices you have and their state, sign one or all of them out, tell you what you were watching and where you stopped, and how many more devices fit. I can't change passwords, payments or subscriptions. Try: 'How do I record a series?'",
   },
   {
     name: 'thanks',
@@ -94,8 +94,8 @@ const intents: Intent[] = [
       /^\s*(hola|buenas|buenos d[ií]as|buenas (tardes|noches)|hello|hi|hey|good (morning|afternoon|evening))\b/i,
     answer: (language) =>
       language === 'es'
-        ? '¡Hola! Soy el asistente de Sintonia. Puedo ayudarte con la programación, tus grabaciones y tus dispositivos. ¿Qué necesitas?'
-        : "Hello! I'm the Sintonia assistant. I can help with what's on, your recordings and your devices. What do you need?",
+        ? '¡Hola! Soy el asistente de Sintonia. Puedo ayudarte con la programación, cómo grabar, tus dispositivos y lo que se ve en casa. ¿Qué necesitas?'
+        : "Hello! I'm the Sintonia assistant. I can help with what's on, how to record, your devices and what's playing at home. What do you need?",
   },
 ];
 
@@ -195,7 +195,7 @@ export function createAssistantAgent(facts: AssistantFacts, accounts?: AccountAc
   return {
     name: 'assistant',
     description:
-      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent; for a linked person lists, renames, enables, disables and signs out their devices (changes after a yes). Needs no network beyond the family.',
+      'Rule-based pay-TV assistant (guide, recordings, continue watching, devices), in Spanish or English; acknowledges the files it is sent; for a linked person lists, renames, enables, disables and signs out their devices, tells who is watching at home, stops, pauses or resumes a device and hands playback to another (changes after a yes). Needs no network beyond the family.',
     configured: () => true,
     // Its answers quote device names, file names and the person's words as they are, and use no markdown.
     textFormat: () => 'plain',

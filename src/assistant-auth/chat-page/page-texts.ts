@@ -6,7 +6,8 @@
 export const pageTexts = {
   en: {
     title: 'Sintonia assistant',
-    subtitle: 'Ask about what’s on TV, your recordings and your devices.',
+    subtitle:
+      'Ask what’s on TV, how to record, and, signed in, about your devices and what’s playing at home.',
     signInIntro: 'Sign in with your Sintonia account so the assistant can look after your devices.',
     email: 'E-mail',
     password: 'Password',
@@ -14,15 +15,11 @@ export const pageTexts = {
     connecting: 'Connecting…',
     signedIn: 'Signed in as {user}. The assistant can now see and change your account.',
     greeting:
-      'Hello! I’m the Sintonia assistant. I can tell you what’s on, help with recordings and, once you sign in, look after your devices. Try one of these:',
+      'Hello! I’m the Sintonia assistant. I can tell you how to see what’s on and how to record and, once you sign in, look after your devices and what’s playing at home. Try one of these:',
     greetingSignedIn:
-      'Hello! You’re signed in. I can list your devices, sign them out, tell you where you left off and how many more devices you can add. Try one of these:',
+      'Hello! You’re signed in. I can tell you what’s playing at home, stop or pause it, or move it to another TV (after your yes), list your devices, sign them out and tell you where you left off. Try one of these:',
     suggestions: ['What’s on TV tonight?', 'How do I record a series?', 'What can you do?'],
-    suggestionsSignedIn: [
-      'What devices do I have?',
-      'What was I watching?',
-      'How many more devices can I add?',
-    ],
+    suggestionsSignedIn: ['What’s playing at home?', 'What devices do I have?', 'What was I watching?'],
     unavailable: 'The chat is not available right now ({status}). Please try again later.',
     retryIn: 'Try again in {seconds} seconds.',
     startFailed: 'The chat could not start. Please reload the page.',
@@ -34,7 +31,8 @@ export const pageTexts = {
   },
   es: {
     title: 'Asistente de Sintonia',
-    subtitle: 'Pregunta qué echan en la tele, por tus grabaciones y por tus dispositivos.',
+    subtitle:
+      'Pregunta qué echan en la tele, cómo grabar y, con tu sesión iniciada, por tus dispositivos y qué se ve en casa.',
     signInIntro: 'Inicia sesión con tu cuenta de Sintonia para que el asistente cuide de tus dispositivos.',
     email: 'Correo electrónico',
     password: 'Contraseña',
@@ -42,15 +40,11 @@ export const pageTexts = {
     connecting: 'Conectando…',
     signedIn: 'Has iniciado sesión como {user}. El asistente ya puede ver y cambiar tu cuenta.',
     greeting:
-      '¡Hola! Soy el asistente de Sintonia. Puedo decirte qué echan, ayudarte con las grabaciones y, cuando inicies sesión, cuidar de tus dispositivos. Prueba con una de estas:',
+      '¡Hola! Soy el asistente de Sintonia. Puedo decirte cómo ver qué echan y cómo grabar y, cuando inicies sesión, cuidar de tus dispositivos y de lo que se ve en casa. Prueba con una de estas:',
     greetingSignedIn:
-      '¡Hola! Has iniciado sesión. Puedo enumerar tus dispositivos, cerrar su sesión, decirte por dónde ibas y cuántos dispositivos más puedes añadir. Prueba con una de estas:',
+      '¡Hola! Has iniciado sesión. Puedo decirte qué se está viendo en casa, pararlo, pausarlo o pasarlo a otra tele (después de tu sí), enumerar tus dispositivos, cerrar su sesión y decirte por dónde ibas. Prueba con una de estas:',
     suggestions: ['¿Qué echan esta noche?', '¿Cómo grabo una serie?', '¿Qué puedes hacer?'],
-    suggestionsSignedIn: [
-      '¿Qué dispositivos tengo?',
-      '¿Qué estaba viendo?',
-      '¿Cuántos dispositivos más puedo añadir?',
-    ],
+    suggestionsSignedIn: ['¿Qué se está viendo en casa?', '¿Qué dispositivos tengo?', '¿Qué estaba viendo?'],
     unavailable: 'El chat no está disponible ahora mismo ({status}). Inténtalo de nuevo más tarde.',
     retryIn: 'Vuelve a intentarlo dentro de {seconds} segundos.',
     startFailed: 'El chat no ha podido empezar. Vuelve a cargar la página.',

@@ -29,6 +29,7 @@ import { createDeviceGrantRepository } from './device-grant/repository.ts';
 import { createDeviceGrantService } from './device-grant/service.ts';
 import { createDeviceRepository } from './devices/repository.ts';
 import { createDeviceService } from './devices/service.ts';
+import { createHandoff } from './handoff/service.ts';
 import { OUTBOX_KEY_PURPOSE } from './mail/outbox.ts';
 import { createOutboxRepository } from './mail/outbox-repository.ts';
 import { outboxStatus } from './mail/status.ts';
@@ -124,6 +125,7 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     onLimited: metrics.deviceGrantLimited,
   });
   const devices = createDeviceService(config, accountService, repositories.devices, repositories.sessions);
+  const commandsModule = composeCommands(core, devices, gate, registry);
   return {
     core,
     repositories,
@@ -149,7 +151,8 @@ export function composeClientApi(core: Core, registry: Registry = new Registry()
     accounts: accountService,
     users: createUserService(repositories.accounts, repositories.users),
     devices,
-    ...composeCommands(core, devices, gate, registry),
+    ...commandsModule,
+    handoff: createHandoff({ playback, commands: commandsModule.commands, devices }),
     sessions: createSessionService(accountService, repositories.devices, repositories.sessions),
     auth,
     deviceGrants,

@@ -10,6 +10,7 @@ import { composeClientApi } from './composition.ts';
 import { deviceSignInRoutes } from './device-grant/approval-routes.ts';
 import { authorizationServerMetadataRoute, deviceGrantOAuthRoutes } from './device-grant/oauth-routes.ts';
 import { deviceRoutes } from './devices/routes.ts';
+import { handoffRoutes } from './handoff/routes.ts';
 import { mediaTypes } from './media/plugin.ts';
 import { clientApiOpenApi } from './openapi.ts';
 import { playbackRoutes } from './playback/routes.ts';
@@ -39,6 +40,7 @@ const routes = [
   adInfoRoutes,
   deviceSignInRoutes,
   commandRoutes,
+  handoffRoutes,
 ];
 
 /**

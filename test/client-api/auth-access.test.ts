@@ -53,6 +53,12 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
     access: 'account',
   },
   { method: 'GET', path: '/accounts/{accountNumber}/playback', access: 'account' },
+  {
+    method: 'POST',
+    path: '/accounts/{accountNumber}/playback/handoff',
+    access: 'account',
+    body: { from: 'tv-a', to: 'tv-b' },
+  },
   { method: 'PUT', path: '/accounts/{accountNumber}/stream-limit/{limit}', access: 'operator' },
   { method: 'GET', path: '/users/{email}', access: 'operator' },
   { method: 'GET', path: '/users2/{email}', access: 'operator' },

@@ -232,6 +232,7 @@ describe('client-api OpenAPI document', () => {
       ['AccountManagement_UpdateMediaPlayerNameAsync', true],
       ['Authentication_AuthenticateUserAsync', true],
       ['Commands_SendDeviceCommandAsync', true],
+      ['Playback_HandoffAsync', true],
     ]);
     for (const path of ['/auth/web/users/authenticate', '/web/registration/request']) {
       assert.equal((await f.call('POST', path)).statusCode, 400, path);

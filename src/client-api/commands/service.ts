@@ -142,6 +142,10 @@ export function createCommandService(dependencies: CommandServiceDependencies) {
       return toCommand(row, time);
     },
 
+    /** Whether some process holds the device's command stream now. */
+    connected: (accountNumber: string, deviceId: string): Promise<boolean> =>
+      hub.connected({ accountNumber, deviceId }),
+
     async status(accountNumber: string, mediaPlayerId: string, commandId: string): Promise<CommandValue> {
       await devices.requireDevice(accountNumber, mediaPlayerId);
       const row = await repository.find({ accountNumber, deviceId: mediaPlayerId }, commandId);

@@ -167,8 +167,9 @@ export const tvScript = String.raw`'use strict';
     say(texts.connecting);
     call('POST', mine() + '/commands/ticket').then(function (answer) {
       if (answer.status !== 200) throw new Error('ticket ' + answer.status);
-      var url = answer.body.streamUrl;
-      if (state.lastEventId) url += (url.indexOf('?') < 0 ? '?' : '&') + 'lastEventId=' + encodeURIComponent(state.lastEventId);
+      // The page's own origin and base, as the page reached them (through a proxy too), with the ticket.
+      var url = api + mine() + '/commands?t=' + encodeURIComponent(answer.body.ticket);
+      if (state.lastEventId) url += '&lastEventId=' + encodeURIComponent(state.lastEventId);
       var stream = new EventSource(url);
       state.stream = stream;
       stream.onopen = function () { say(texts.connected); };

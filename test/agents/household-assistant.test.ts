@@ -175,6 +175,9 @@ describe('the rule-based assistant: the household, in English and Spanish', () =
     const still = await agent.invoke(casa.turn('¿qué se está viendo en casa?'));
     assert.equal(still.output, '1 de 2 pantallas en uso: «Tele del salón» (contenido 9, va por 1 min).');
 
+    const there = await agent.invoke(casa.turn('sigue en la tele del salón'));
+    assert.equal(there.output, 'Solo se está viendo algo en «Tele del salón»: no hay nada que pasarle.');
+
     await family.stopAll(casa);
     const nothing = await agent.invoke(casa.turn('sigue en la tele del dormitorio'));
     assert.equal(

@@ -106,6 +106,11 @@ export function sayHousehold(result: HouseholdResult, language: Language): strin
         : `${streams.length} of ${limit} ${screens(limit, language)} in use: ${andList(items, language)}.`;
     }
     case 'nothing_playing':
+      if (result.playingThere) {
+        return es
+          ? `Solo se está viendo algo en «${result.to}»: no hay nada que pasarle.`
+          : `Only «${result.to}» is playing something: there is nothing to move to it.`;
+      }
       return es
         ? `Ahora no se está viendo nada en casa, así que no hay nada que pasar a «${result.to}».`
         : `Nothing is playing at home right now, so there is nothing to move to «${result.to}».`;

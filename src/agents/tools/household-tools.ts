@@ -59,8 +59,8 @@ export type HouseholdAction =
 
 export type HouseholdResult =
   | { status: 'watching'; limit: number; streams: AccountStream[] }
-  /** A handoff with no device playing (other than its target). */
-  | { status: 'nothing_playing'; to: string }
+  /** A handoff with no device playing other than its target (`playingThere` when the target plays). */
+  | { status: 'nothing_playing'; to: string; playingThere?: true }
   /** A handoff while several devices play: which one moves. */
   | { status: 'source_ambiguous'; to: string; candidates: string[] };
 
@@ -98,9 +98,13 @@ export async function householdCall<R extends { status: string }>(
     if (!isDevice(from)) return from;
     return { tool, from: named(from), to: named(to) };
   }
-  const playing = (await session.watching()).streams.filter((stream) => stream.deviceId !== to.mediaPlayerId);
+  const { streams } = await session.watching();
+  const playing = streams.filter((stream) => stream.deviceId !== to.mediaPlayerId);
   const [only] = playing;
-  if (!only) return { status: 'nothing_playing', to: to.name };
+  if (!only) {
+    const there = streams.length > 0;
+    return { status: 'nothing_playing', to: to.name, ...(there ? { playingThere: true } : {}) };
+  }
   if (playing.length > 1) {
     return { status: 'source_ambiguous', to: to.name, candidates: playing.map((stream) => stream.name) };
   }

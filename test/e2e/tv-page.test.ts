@@ -93,7 +93,7 @@ describe('the TV page: sign in by code, play, obey the household', () => {
 
     await page.getByText(`Signed in as ${EMAIL}.`).waitFor(step);
     await page.getByText('Ready for commands').waitFor(step);
-    tvDevice = await page.evaluate(() => localStorage.getItem('sintonia.tv.deviceId') ?? '');
+    tvDevice = await page.evaluate(() => sessionStorage.getItem('sintonia.tv.deviceId') ?? '');
     assert.match(tvDevice, /^tv-/);
     assert.deepEqual(await seriousAccessibilityProblems(page), []);
     // Polling answers 400 authorization_pending until the approval (RFC 8628), which the browser logs.

@@ -3,8 +3,8 @@ import { tvCatalogue, tvTexts } from './tv-texts.ts';
 /**
  * The TV page's script, served as a file (the page runs no inline script). It behaves as a TV of the
  * household would: it signs in by code (the device authorization grant, RFC 8628), keeping its device id and
- * refresh token in the browser's storage across reloads; holds its command stream (an EventSource on a
- * stream ticket's URL, resuming after the last command it saw); "plays" a title with a moving position,
+ * refresh token in the tab's storage across reloads (each tab is a TV of its own); holds its command
+ * stream (an EventSource on a stream ticket's URL, resuming after the last command it saw); "plays" a title with a moving position,
  * reporting it to the playback operation every REPORT_SECONDS; and obeys stop, pause, resume and play,
  * acknowledging each command and saying on screen what it did. Every call answers JSON; a 401 refreshes
  * the tokens once, and a refused refresh (the TV was signed out) goes back to the sign-in code.
@@ -14,11 +14,14 @@ export const tvScript = String.raw`'use strict';
   var TEXTS = ${JSON.stringify(tvTexts)};
   var CATALOGUE = ${JSON.stringify(tvCatalogue)};
   var REPORT_SECONDS = 10;
+  // The name the TV gives itself on its first sign-in: ?name= (e.g. ?name=Bedroom%20TV), else Browser TV.
+  var NAME = (new URLSearchParams(window.location.search).get('name') || 'Browser TV').slice(0, 64);
   var api = document.body.getAttribute('data-api');
   // The TV signs in as the first client id of the TV sign-in: its device class.
   var DEVICE_CLASS = document.body.getAttribute('data-client-id');
   var texts = TEXTS[/^es\b/i.test(navigator.language || '') ? 'es' : 'en'];
-  var store = window.localStorage;
+  // Per tab: each tab of the page is a TV of its own, kept across reloads of that tab.
+  var store = window.sessionStorage;
   var $ = function (id) { return document.getElementById(id); };
   var state = { tokens: null, user: null, deviceId: null, stream: null, playing: null, lastEventId: '' };
 
@@ -62,7 +65,7 @@ export const tvScript = String.raw`'use strict';
   function signIn() {
     show('sign-in');
     var device = deviceId();
-    return form('/oauth/device_authorization', { client_id: DEVICE_CLASS, device_id: device, device_name: 'Browser TV' })
+    return form('/oauth/device_authorization', { client_id: DEVICE_CLASS, device_id: device, device_name: NAME })
       .then(function (answer) {
         if (answer.status !== 200) {
           var wait = answer.status === 429 || answer.status === 503 ? 30 : 10;

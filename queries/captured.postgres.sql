@@ -11,6 +11,10 @@ delete from "assistant_users" where "assistant_id" = any(array(select "assistant
 delete from "assistant_users" where "subject_hash" = $1
 delete from "assistant_users" where ("phone_hash" = $1 or "assistant_id_global" in ($2))
 delete from "audit_log" where "id" = any(array(select "id" from "audit_log" where "at" < $1 order by "at" limit 2))
+delete from "command_streams" where "account_number" = $1 and "device_id" = $2 and "holder" = $3
+delete from "command_streams" where "holder" = $1
+delete from "command_streams" where "seen_at" < $1
+delete from "device_commands" where "id" = any(array(select "id" from "device_commands" where "created_at" < $1 order by "created_at" limit 2))
 delete from "device_grants" where "id" = any(array(select "id" from "device_grants" where "expires_at" < $1 order by "expires_at" limit 2))
 delete from "devices" where "account_number" = $1 and "device_id" in ($2)
 delete from "directline_activities" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_activities"."conversation_id")
@@ -35,6 +39,8 @@ insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_s
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values ($1, $2, $3, $4, $5)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
+insert into "command_streams" ("account_number", "device_id", "holder", "seen_at") values ($1, $2, $3, $4) on conflict ("account_number", "device_id", "holder") do update set "seen_at" = $5
+insert into "device_commands" ("id", "account_number", "device_id", "type", "content_id", "offset_seconds", "sender", "state", "created_at", "expires_at", "delivered_at", "acknowledged_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "requested_from", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values ($1, $2, $3, $4) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict ("account_number", "device_id") do nothing
@@ -50,13 +56,18 @@ insert into "sessions" ("id", "account_number", "device_id", "device_class", "pl
 insert into "store_identity" ("name", "value", "recorded_at") values ($1, $2, $3) on conflict ("name") do nothing
 insert into "subscriptions" ("platform_user_id", "cod_persona", "cod_oferta", "account_number", "product", "enabled", "enabled_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict ("platform_user_id", "cod_persona", "cod_oferta") do update set "enabled" = $9, "account_number" = $10, "updated_at" = $11, "enabled_at" = case when "subscriptions"."enabled" = $12 then "subscriptions"."enabled_at" else 0 end returning *
 insert into "users" ("platform_user_id", "account_number", "email", "password_hash", "profiles", "subscriptions", "created_at") values ($1, $2, $3, $4, $5, $6, $7) on conflict ("account_number", "email") do nothing
+select "a"."stream_limit", "d"."device_id", "d"."device_class", "d"."name", "d"."stream_content_id", "d"."stream_offset", "d"."stream_since", "d"."stream_reported_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" and "d"."stream_reported_at" >= $1 where "a"."account_number" = $2
 select "closed_at", "last_used_at" from "sessions" where "id" = $1
 select "created_at" from "agent_chat_history" where "owner_hash" = $1 and "position" = $2 order by "created_at" desc limit $3 offset $4
+select "created_at", "id" from "device_commands" where "account_number" = $1 and "device_id" = $2 and "id" = $3
 select "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = $1
 select "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = $1
 select "device_id" from "devices" where "account_number" = $1 and "last_playback_at" >= $2 order by "device_id"
+select "device_id", "stream_content_id", "stream_since" from "devices" where "account_number" = $1 and "stream_reported_at" >= $2
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = $1 and "directline_activities"."claimed_until" < $2 order by "directline_activities"."created_at" limit $3
+select "holder" from "command_streams" where "account_number" = $1 and "device_id" = $2 and "seen_at" >= $3 limit $4
 select "id" from "api_keys" where "id" = $1
+select "id" from "sessions" where "id" in ($1, $2) and "closed_at" is not null
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = $1 and "conversation_id" = $2
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = $1
 select "name", "value" from "store_identity" where substr(name, 1, $1) = $2 order by "name"
@@ -64,6 +75,7 @@ select "platform_user_id" from "subscriptions" where "account_number" = $1 and "
 select "position", "offset_seconds", "max_ads" from "ad_breaks" where "contents" = $1 and "content_id" = $2 order by "offset_seconds"
 select "seq", "activity" from "directline_activities" where "conversation_id" = $1 and "seq" > $2 order by "seq" limit $3
 select "status", count(*) as "count", min("created_at") as "oldest" from "mail_outbox" where "status" in ($1, $2) group by "status"
+select "stream_limit" from "accounts" where "account_number" = $1 for update
 select "subscriptions" from "users" where "account_number" = $1
 select "turn_id", "position", "message", "tokens" from "agent_chat_history" where "owner_hash" = $1 order by "created_at" desc, "turn_id", "position" desc limit $2
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = $1 order by "users"."created_at", "users"."platform_user_id"
@@ -86,6 +98,8 @@ select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 and "acco
 select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 and "version" = $3
 select * from "bookmarks" where "user_hash" = $1 and "content_id" = $2 order by "position_at" desc, "content_id" limit $3
 select * from "bookmarks" where "user_hash" = $1 order by "position_at" desc, "content_id" limit $2
+select * from "device_commands" where "account_number" = $1 and "device_id" = $2 and "created_at" >= $3 and "expires_at" > $4 and "state" <> $5 order by "created_at", "id"
+select * from "device_commands" where "account_number" = $1 and "device_id" = $2 and "id" = $3
 select * from "device_grants" where "device_code_hash" = $1
 select * from "device_grants" where "user_code_hash" = $1 and "status" = $2 and "expires_at" > $3
 select * from "device_signing_keys" order by "created_at", "kid"
@@ -93,6 +107,9 @@ select * from "devices" where "account_number" = $1 and "device_id" = $2
 select * from "mail_outbox" where "status" = $1 and "next_attempt_at" <= $2 and ("locked_until" is null or "locked_until" < $3) order by "next_attempt_at" limit $4
 select * from "sessions" where "id" = $1
 select count(*) as "count" from "devices" where "account_number" = $1 and "enabled" = $2
+select count(*) as "count" from "devices" where "stream_reported_at" >= $1
+select count(*) as "count", min("created_at") as "oldest" from "device_commands" where "sender" = $1 and "created_at" >= $2
+select count(*) as "count", min("expires_at") as "first" from "device_commands" where "account_number" = $1 and "device_id" = $2 and "created_at" > $3 and "expires_at" > $4 and "state" <> $5
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = $1 and "expires_at" > $2 and "status" = $3
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = $1 and "status" in ($2, $3) and "expires_at" > $4
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > $1 and "status" = $2
@@ -102,12 +119,16 @@ select count(*) as "files", sum("size") as "bytes" from "directline_uploads" whe
 select distinct "assistant_id_global" from "assistant_users" where "phone_hash" = $1
 select distinct "device_id" from "sessions" where "account_number" = $1 and "closed_at" is null and "last_used_at" >= $2 order by "device_id"
 select sum("rating") as "total", count(*) as "count" from "ratings" where "module" = $1 and "content_id" = $2
+update "accounts" set "stream_limit" = $1 where "account_number" = $2
 update "agent_confirmations" set "settled_at" = $1 where "id" = $2 and "settled_at" is null
 update "agent_confirmations" set "settled_at" = $1 where "owner_hash" = $2 and "settled_at" is null
 update "api_keys" set "last_used_at" = $1 where "id" = $2
 update "api_keys" set "revoked_at" = $1 where "id" = $2 and "revoked_at" is null
 update "assistant_users" set "created_at" = $1, "expires_at" = $2, "source" = $3 where "assistant_id" = $4
 update "assistant_users" set "link_sealed" = $1, "linked_at" = $2 where "assistant_id" = $3
+update "command_streams" set "seen_at" = $1 where "holder" = $2
+update "device_commands" set "state" = $1, "acknowledged_at" = $2 where "account_number" = $3 and "device_id" = $4 and "id" = $5 and "state" <> $6
+update "device_commands" set "state" = $1, "delivered_at" = $2 where "account_number" = $3 and "device_id" = $4 and "created_at" > $5 and "state" = $6 and "expires_at" > $7 returning *
 update "device_grants" set "last_polled_at" = $1 where "id" = $2 and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
 update "device_grants" set "poll_interval" = "poll_interval" + $1, "last_polled_at" = $2 where "id" = $3
 update "device_grants" set "status" = $1 where "id" = $2 and "status" = $3
@@ -115,8 +136,11 @@ update "device_grants" set "status" = $1, "device_id" = $2, "account_number" = $
 update "devices" set "enabled" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "enabled" = $1, "activated_at" = $2 where "account_number" = $3 and "device_id" = $4
 update "devices" set "last_playback_at" = $1, "last_seen_at" = $2 where "account_number" = $3 and "device_id" = $4
+update "devices" set "last_playback_at" = $1, "last_seen_at" = $2, "stream_reported_at" = case when "stream_reported_at" >= $3 then $4 else "stream_reported_at" end, "stream_content_id" = case when "stream_reported_at" >= $5 then $6 else "stream_content_id" end, "stream_offset" = case when "stream_reported_at" >= $7 then $8 else "stream_offset" end, "stream_since" = case when ("stream_reported_at" >= $9 and "stream_content_id" <> $10) then $11 else "stream_since" end where "account_number" = $12 and "device_id" = $13
 update "devices" set "last_seen_at" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "name" = $1 where "account_number" = $2 and "device_id" = $3
+update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4 where "account_number" = $5 and "device_id" = $6
+update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4, "last_playback_at" = $5, "last_seen_at" = $6 where "account_number" = $7 and "device_id" = $8 returning "device_id", "device_class", "name", "stream_content_id", "stream_offset", "stream_since", "stream_reported_at"
 update "directline_activities" set "answer_state" = $1, "claimed_until" = $2, "claimed_by" = $3 where "conversation_id" = $4 and "seq" = $5 and "answer_state" = $6 and "claimed_by" = $7
 update "directline_activities" set "claimed_until" = $1 where "conversation_id" = $2 and "answer_state" = $3 and "claimed_by" = $4
 update "directline_activities" set "claimed_until" = $1, "claimed_by" = $2 where "conversation_id" = $3 and "seq" = $4 and "answer_state" = $5 and "claimed_until" = $6

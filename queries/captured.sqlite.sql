@@ -11,6 +11,10 @@ delete from "assistant_users" where "assistant_id" in (select "assistant_id" fro
 delete from "assistant_users" where "subject_hash" = ?
 delete from "assistant_users" where ("phone_hash" = ? or "assistant_id_global" in (?))
 delete from "audit_log" where "id" in (select "id" from "audit_log" where "at" < ? order by "at" limit 2)
+delete from "command_streams" where "account_number" = ? and "device_id" = ? and "holder" = ?
+delete from "command_streams" where "holder" = ?
+delete from "command_streams" where "seen_at" < ?
+delete from "device_commands" where "id" in (select "id" from "device_commands" where "created_at" < ? order by "created_at" limit 2)
 delete from "device_grants" where "id" in (select "id" from "device_grants" where "expires_at" < ? order by "expires_at" limit 2)
 delete from "devices" where "account_number" = ? and "device_id" in (?)
 delete from "directline_activities" where not exists (select "directline_conversations"."id" from "directline_conversations" where "directline_conversations"."id" = "directline_activities"."conversation_id")
@@ -35,6 +39,8 @@ insert into "assistant_signing_keys" ("kid", "alg", "public_jwk", "private_jwk_s
 insert into "assistant_users" ("assistant_id", "assistant_id_global", "channel", "source", "subject_hash", "phone_hash", "phone_sealed", "link_sealed", "linked_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "audit_log" ("id", "at", "actor", "action", "subject") values (?, ?, ?, ?, ?)
 insert into "bookmarks" ("user_hash", "content_id", "account_number", "version", "offset_seconds", "position_at", "device_id", "device_class", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("user_hash", "content_id") do update set "account_number" = "excluded"."account_number", "version" = "excluded"."version", "offset_seconds" = "excluded"."offset_seconds", "position_at" = "excluded"."position_at", "device_id" = "excluded"."device_id", "device_class" = "excluded"."device_class", "updated_at" = "excluded"."updated_at" where "bookmarks"."position_at" <= "excluded"."position_at" returning *
+insert into "command_streams" ("account_number", "device_id", "holder", "seen_at") values (?, ?, ?, ?) on conflict ("account_number", "device_id", "holder") do update set "seen_at" = ?
+insert into "device_commands" ("id", "account_number", "device_id", "type", "content_id", "offset_seconds", "sender", "state", "created_at", "expires_at", "delivered_at", "acknowledged_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 insert into "device_grants" ("id", "device_code_hash", "user_code_hash", "client_id", "device_id", "device_name", "address_hash", "requested_from", "status", "poll_interval", "last_polled_at", "account_number", "platform_user_id", "decided_by", "decided_at", "created_at", "expires_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing
 insert into "device_signing_keys" ("kid", "public_jwk", "private_jwk_sealed", "created_at") values (?, ?, ?, ?) on conflict ("kid") do nothing
 insert into "devices" ("account_number", "device_id", "name", "device_class", "enabled", "registered_at", "activated_at", "last_seen_at", "last_playback_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "device_id") do nothing
@@ -50,13 +56,18 @@ insert into "sessions" ("id", "account_number", "device_id", "device_class", "pl
 insert into "store_identity" ("name", "value", "recorded_at") values (?, ?, ?) on conflict ("name") do nothing
 insert into "subscriptions" ("platform_user_id", "cod_persona", "cod_oferta", "account_number", "product", "enabled", "enabled_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?) on conflict ("platform_user_id", "cod_persona", "cod_oferta") do update set "enabled" = ?, "account_number" = ?, "updated_at" = ?, "enabled_at" = case when "subscriptions"."enabled" = ? then "subscriptions"."enabled_at" else 0 end returning *
 insert into "users" ("platform_user_id", "account_number", "email", "password_hash", "profiles", "subscriptions", "created_at") values (?, ?, ?, ?, ?, ?, ?) on conflict ("account_number", "email") do nothing
+select "a"."stream_limit", "d"."device_id", "d"."device_class", "d"."name", "d"."stream_content_id", "d"."stream_offset", "d"."stream_since", "d"."stream_reported_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" and "d"."stream_reported_at" >= ? where "a"."account_number" = ?
 select "closed_at", "last_used_at" from "sessions" where "id" = ?
 select "created_at" from "agent_chat_history" where "owner_hash" = ? and "position" = ? order by "created_at" desc limit ? offset ?
+select "created_at", "id" from "device_commands" where "account_number" = ? and "device_id" = ? and "id" = ?
 select "d"."account_number", "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."activated_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = ?
 select "d"."device_id", "d"."name", "d"."device_class", "d"."enabled", "d"."registered_at", "d"."last_seen_at", "d"."last_playback_at" from "accounts" as "a" left join "devices" as "d" on "d"."account_number" = "a"."account_number" where "a"."account_number" = ?
 select "device_id" from "devices" where "account_number" = ? and "last_playback_at" >= ? order by "device_id"
+select "device_id", "stream_content_id", "stream_since" from "devices" where "account_number" = ? and "stream_reported_at" >= ?
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = ? and "directline_activities"."claimed_until" < ? order by "directline_activities"."created_at" limit ?
+select "holder" from "command_streams" where "account_number" = ? and "device_id" = ? and "seen_at" >= ? limit ?
 select "id" from "api_keys" where "id" = ?
+select "id" from "sessions" where "id" in (?, ?) and "closed_at" is not null
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = ? and "conversation_id" = ?
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = ?
 select "name", "value" from "store_identity" where substr(name, 1, ?) = ? order by "name"
@@ -86,6 +97,8 @@ select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and "accoun
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? and "version" = ?
 select * from "bookmarks" where "user_hash" = ? and "content_id" = ? order by "position_at" desc, "content_id" limit ?
 select * from "bookmarks" where "user_hash" = ? order by "position_at" desc, "content_id" limit ?
+select * from "device_commands" where "account_number" = ? and "device_id" = ? and "created_at" >= ? and "expires_at" > ? and "state" <> ? order by "created_at", "id"
+select * from "device_commands" where "account_number" = ? and "device_id" = ? and "id" = ?
 select * from "device_grants" where "device_code_hash" = ?
 select * from "device_grants" where "user_code_hash" = ? and "status" = ? and "expires_at" > ?
 select * from "device_signing_keys" order by "created_at", "kid"
@@ -93,6 +106,9 @@ select * from "devices" where "account_number" = ? and "device_id" = ?
 select * from "mail_outbox" where "status" = ? and "next_attempt_at" <= ? and ("locked_until" is null or "locked_until" < ?) order by "next_attempt_at" limit ?
 select * from "sessions" where "id" = ?
 select count(*) as "count" from "devices" where "account_number" = ? and "enabled" = ?
+select count(*) as "count" from "devices" where "stream_reported_at" >= ?
+select count(*) as "count", min("created_at") as "oldest" from "device_commands" where "sender" = ? and "created_at" >= ?
+select count(*) as "count", min("expires_at") as "first" from "device_commands" where "account_number" = ? and "device_id" = ? and "created_at" > ? and "expires_at" > ? and "state" <> ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "account_number" = ? and "expires_at" > ? and "status" = ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "address_hash" = ? and "status" in (?, ?) and "expires_at" > ?
 select count(*) as "count", min("expires_at") as "next_expiry" from "device_grants" where "expires_at" > ? and "status" = ?
@@ -102,12 +118,17 @@ select count(*) as "files", sum("size") as "bytes" from "directline_uploads" whe
 select distinct "assistant_id_global" from "assistant_users" where "phone_hash" = ?
 select distinct "device_id" from "sessions" where "account_number" = ? and "closed_at" is null and "last_used_at" >= ? order by "device_id"
 select sum("rating") as "total", count(*) as "count" from "ratings" where "module" = ? and "content_id" = ?
+update "accounts" set "stream_limit" = "stream_limit" where "account_number" = ? returning "stream_limit"
+update "accounts" set "stream_limit" = ? where "account_number" = ?
 update "agent_confirmations" set "settled_at" = ? where "id" = ? and "settled_at" is null
 update "agent_confirmations" set "settled_at" = ? where "owner_hash" = ? and "settled_at" is null
 update "api_keys" set "last_used_at" = ? where "id" = ?
 update "api_keys" set "revoked_at" = ? where "id" = ? and "revoked_at" is null
 update "assistant_users" set "created_at" = ?, "expires_at" = ?, "source" = ? where "assistant_id" = ?
 update "assistant_users" set "link_sealed" = ?, "linked_at" = ? where "assistant_id" = ?
+update "command_streams" set "seen_at" = ? where "holder" = ?
+update "device_commands" set "state" = ?, "acknowledged_at" = ? where "account_number" = ? and "device_id" = ? and "id" = ? and "state" <> ?
+update "device_commands" set "state" = ?, "delivered_at" = ? where "account_number" = ? and "device_id" = ? and "created_at" > ? and "state" = ? and "expires_at" > ? returning *
 update "device_grants" set "last_polled_at" = ? where "id" = ? and ("last_polled_at" is null or "last_polled_at" <= 0 - "poll_interval" * 1000)
 update "device_grants" set "poll_interval" = "poll_interval" + ?, "last_polled_at" = ? where "id" = ?
 update "device_grants" set "status" = ? where "id" = ? and "status" = ?
@@ -115,8 +136,11 @@ update "device_grants" set "status" = ?, "device_id" = ?, "account_number" = ?, 
 update "devices" set "enabled" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "enabled" = ?, "activated_at" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "last_playback_at" = ?, "last_seen_at" = ? where "account_number" = ? and "device_id" = ?
+update "devices" set "last_playback_at" = ?, "last_seen_at" = ?, "stream_reported_at" = case when "stream_reported_at" >= ? then ? else "stream_reported_at" end, "stream_content_id" = case when "stream_reported_at" >= ? then ? else "stream_content_id" end, "stream_offset" = case when "stream_reported_at" >= ? then ? else "stream_offset" end, "stream_since" = case when ("stream_reported_at" >= ? and "stream_content_id" <> ?) then ? else "stream_since" end where "account_number" = ? and "device_id" = ?
 update "devices" set "last_seen_at" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "name" = ? where "account_number" = ? and "device_id" = ?
+update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ? where "account_number" = ? and "device_id" = ?
+update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ?, "last_playback_at" = ?, "last_seen_at" = ? where "account_number" = ? and "device_id" = ? returning "device_id", "device_class", "name", "stream_content_id", "stream_offset", "stream_since", "stream_reported_at"
 update "directline_activities" set "answer_state" = ?, "claimed_until" = ?, "claimed_by" = ? where "conversation_id" = ? and "seq" = ? and "answer_state" = ? and "claimed_by" = ?
 update "directline_activities" set "claimed_until" = ? where "conversation_id" = ? and "answer_state" = ? and "claimed_by" = ?
 update "directline_activities" set "claimed_until" = ?, "claimed_by" = ? where "conversation_id" = ? and "seq" = ? and "answer_state" = ? and "claimed_until" = ?

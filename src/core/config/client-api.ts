@@ -211,7 +211,7 @@ export const clientApiVariables = {
     Type.String({
       pattern: '^https?://[^/?#]+$',
       description:
-        "client-api's public origin (`https://tv.example`), the TV sign-in's issuer and the origin of its verification page; unset: http://HOST:CLIENT_API_PORT.",
+        "client-api's public origin (`https://tv.example`), the TV sign-in's issuer, the origin of its verification page and of a command stream ticket's streamUrl; unset: http://HOST:CLIENT_API_PORT.",
     }),
   ),
   DEVICE_GRANT_CLIENT_IDS: Type.String({

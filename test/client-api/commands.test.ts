@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
-import { type FetchedAnswer as Answer, type FormatName, fetchInFormat } from './media-formats.ts';
+import { type FetchedAnswer as Answer, callerInFormat, type FormatName } from './media-formats.ts';
 
 /**
  * Devices that obey (issue 43 item 4), through real HTTP: a device holds its command stream (Server-Sent
@@ -64,14 +64,7 @@ describe('client-api: device commands and the command stream', () => {
     return opened;
   };
 
-  const call = (
-    method: string,
-    path: string,
-    auth: { token?: string; key?: string },
-    body?: unknown,
-    type?: FormatName,
-  ): Promise<Answer> =>
-    fetchInFormat(`${base}${path}`, method, auth, { body, type, xmlRoot: 'DeviceCommand' });
+  const call = callerInFormat(() => base, 'DeviceCommand');
 
   const send = (device: string, body: unknown, auth: { token?: string; key?: string }, type?: FormatName) =>
     call('POST', `/accounts/cmd-1/devices/${device}/commands`, auth, body, type);

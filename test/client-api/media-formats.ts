@@ -103,3 +103,17 @@ export async function fetchInFormat(
     type === 'application/xml' && read ? (Object.values(read)[0] as Record<string, unknown>) : read;
   return { status: response.status, headers: response.headers, body: unwrapped ?? {} };
 }
+
+/**
+ * fetchInFormat as the tests of one resource call it: `call(method, path, auth, body?, type?)` on
+ * `baseOf()` (read at each call, so a suite's base URL known only once its servers run), with `xmlRoot`.
+ */
+export function callerInFormat(baseOf: () => string, xmlRoot: string) {
+  return (
+    method: string,
+    path: string,
+    auth: { token?: string; key?: string },
+    body?: unknown,
+    type?: FormatName,
+  ): Promise<FetchedAnswer> => fetchInFormat(`${baseOf()}${path}`, method, auth, { body, type, xmlRoot });
+}

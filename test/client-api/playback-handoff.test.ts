@@ -4,7 +4,7 @@ import { composeClientApi } from '../../src/client-api/composition.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
-import { type FetchedAnswer as Answer, type FormatName, fetchInFormat } from './media-formats.ts';
+import { type FetchedAnswer as Answer, callerInFormat, type FormatName } from './media-formats.ts';
 
 const ACCOUNT = 'ho-1';
 
@@ -58,14 +58,7 @@ describe('playback handoff', () => {
     await close();
   });
 
-  const call = (
-    method: string,
-    path: string,
-    auth: { token?: string; key?: string },
-    body?: unknown,
-    type?: FormatName,
-  ): Promise<Answer> =>
-    fetchInFormat(`${base}${path}`, method, auth, { body, type, xmlRoot: 'PlaybackHandoff' });
+  const call = callerInFormat(() => base, 'PlaybackHandoff');
   const hold = async (device: string) => {
     const stream = await openSse(`${base}/smarttv/${device}/commands`, {
       authorization: `Bearer ${tokens[device]}`,

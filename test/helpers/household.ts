@@ -37,18 +37,18 @@ export async function signedInHousehold(
 }
 
 /**
- * A set-top box (smarttv) signed in as `email` through client-api's real sign-in route at `clientApiUrl`
- * (e.g. `http://127.0.0.1:3000/api/v1`), with HOUSEHOLD_PASSWORD unless told: answers its access token,
- * asserting the 200.
+ * A device (a smarttv unless `deviceClass` says otherwise) signed in as `email` through client-api's real
+ * sign-in route at `clientApiUrl` (e.g. `http://127.0.0.1:3000/api/v1`), with HOUSEHOLD_PASSWORD unless told:
+ * answers its access token, asserting the 200.
  */
 export async function deviceToken(
   clientApiUrl: string,
   email: string,
   deviceId: string,
-  options: { deviceName?: string; password?: string } = {},
+  options: { deviceName?: string; password?: string; deviceClass?: string } = {},
 ): Promise<string> {
-  const { deviceName, password = HOUSEHOLD_PASSWORD } = options;
-  const response = await fetch(`${clientApiUrl}/auth/smarttv/users/authenticate`, {
+  const { deviceName, password = HOUSEHOLD_PASSWORD, deviceClass = 'smarttv' } = options;
+  const response = await fetch(`${clientApiUrl}/auth/${deviceClass}/users/authenticate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: email, password, deviceId, deviceName }),

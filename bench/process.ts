@@ -1,5 +1,6 @@
 /** The bench's processes: the servers under test, each in its own process, and their CPU time. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -9,7 +10,32 @@ export const root = new URL('..', import.meta.url).pathname;
 export const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
 // One way to find a free port, shared with the test harness.
-export { freePort } from '../test/helpers/processes.ts';
+import { freePort } from '../test/helpers/processes.ts';
+
+export { freePort };
+
+/** A `sintonia` process's environment (and its seeding's): its data folder, master key and database. */
+export const productEnv = (
+  dataDir: string,
+  databaseUrl: string,
+  masterKey = randomBytes(32).toString('hex'),
+) => ({
+  SINTONIA_DATA_DIR: dataDir,
+  SINTONIA_MASTER_KEY: masterKey,
+  DATABASE_URL: databaseUrl,
+  SINTONIA_DEMO: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+});
+
+/** POST of a JSON body with a bearer; the JSON answered, or an error unless 2xx. */
+export async function postJson<T>(url: string, bearer: string, body: unknown): Promise<T> {
+  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`POST ${url}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
 
 export interface Server {
   url: string;
@@ -84,6 +110,16 @@ export async function startServer(options: {
     }
   }
   return { url, pid: child.pid, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
+}
+
+/** `sintonia serve --service <services>`, each of `ports`' variables set to a free port, ready once all answer. */
+export async function serveSintonia(services: string, env: Record<string, string>, ports: string[]) {
+  const free: number[] = [];
+  for (const _ of ports) free.push(await freePort());
+  const [port = 0, ...alsoReady] = free;
+  const named = Object.fromEntries(ports.map((name, index) => [name, String(free[index])]));
+  const args = [sintoniaBin(), 'serve', '--service', services];
+  return startServer({ args, env: { ...env, ...named }, port, alsoReady });
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -33,13 +33,8 @@ async function openStream(url: string, onActivity: (activity: Activity) => void 
       for (const activity of (JSON.parse(text) as { activities: Activity[] }).activities)
         onActivity(activity);
   });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-    socket.once('unexpected-response', (_, response) =>
-      reject(new Error(`stream refused: ${response.statusCode}`)),
-    );
-  });
+  // A refused stream is an error: ws's `Unexpected server response: <status>`.
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return stream;
 }
 

@@ -4,24 +4,19 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+// One way to find a free port, shared with the test harness.
+import { freePort } from '../test/helpers/processes.ts';
 
 export const root = new URL('..', import.meta.url).pathname;
 /** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
 export const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
-// One way to find a free port, shared with the test harness.
-import { freePort } from '../test/helpers/processes.ts';
-
 export { freePort };
 
-/** A `sintonia` process's environment (and its seeding's): its data folder, master key and database. */
-export const productEnv = (
-  dataDir: string,
-  databaseUrl: string,
-  masterKey = randomBytes(32).toString('hex'),
-) => ({
+/** A `sintonia` process's environment (and its seeding's): its data folder, a new master key, its database. */
+export const productEnv = (dataDir: string, databaseUrl: string) => ({
   SINTONIA_DATA_DIR: dataDir,
-  SINTONIA_MASTER_KEY: masterKey,
+  SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
   DATABASE_URL: databaseUrl,
   SINTONIA_DEMO: '0',
   HOST: '127.0.0.1',

@@ -1,9 +1,7 @@
 /**
- * `npm run bench`: on each store asked for, our hot paths against the bare baseline (bench/http-bench.ts)
- * and, on PostgreSQL, pgbench's ceiling; the Direct Line channel (bench/channel.ts); with `--scale N`, our
- * paths at 1× and N× data (bench/scale.ts); then the codecs (bench/codecs.ts). Each store ends with the
- * floors of docs/benchmarks.md (which lists the options). The figures go as JSON to `--out FILE`, by default
- * to `data/bench/` of this checkout (git-ignored: they belong to the machine and the moment).
+ * `npm run bench` (docs/benchmarks.md: what each part measures, the floors, the options): on each store
+ * asked for, each part, then the codecs. The figures go as JSON to `--out FILE`, by default to
+ * `data/bench/` of this checkout (git-ignored: they belong to the machine and the moment).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,17 +12,10 @@ import { runChannelBench } from './channel.ts';
 import { runCodecBench } from './codecs.ts';
 import { runCommandBench } from './commands.ts';
 import { fullShape, quickShape } from './dataset.ts';
-import { runHttpBench } from './http-bench.ts';
+import { type PathResult, runHttpBench } from './http-bench.ts';
 import { type PgbenchRate, runPgbench } from './pgbench.ts';
 import { root, startSpanSink } from './process.ts';
-import {
-  check,
-  type FloorCheck,
-  formatColumns,
-  formatFloors,
-  formatPaths,
-  type PathResult,
-} from './report.ts';
+import { check, type FloorCheck, formatColumns, formatFloors, formatPaths } from './report.ts';
 import { formatScale, runScaleBench, type ScaleRun, scaleFloors } from './scale.ts';
 import { type BenchStore, type DatabaseKind, postgresStore, sqliteStore } from './store.ts';
 import { formatStreams, type StreamResult, streamFloors } from './streams.ts';
@@ -185,29 +176,18 @@ try {
     }
   }
   const codecs = parts.includes('http') ? await runCodecBench({ quick }) : undefined;
-  if (codecs) {
-    const table = formatColumns(
-      Object.keys(codecs[0] ?? {}),
-      codecs.map((row) => Object.values(row).map(String)),
+  const table = (rows: typeof codecs = []) =>
+    formatColumns(
+      Object.keys(rows[0] ?? {}),
+      rows.map((row) => Object.values(row).map(String)),
     );
-    process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${table}\n`);
-  }
-  const cpu = cpus();
+  if (codecs) process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${table(codecs)}\n`);
+  const [cpu, pinned] = [cpus(), process.env.BENCH_PINNED === '1'];
   const report = {
     date: new Date().toISOString(),
     commit: gitCommit(),
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
-    settings: {
-      quick,
-      databases,
-      parts,
-      pinned: process.env.BENCH_PINNED === '1',
-      http,
-      channel,
-      commands,
-      factor,
-      shape,
-    },
+    settings: { quick, databases, parts, pinned, http, channel, commands, factor, shape },
     stores,
     codecs,
     seconds: Math.round((Date.now() - started) / 1000),

@@ -1,11 +1,8 @@
 /**
- * What the stream parts share (the Direct Line channel, bench/channel.ts; the command streams,
- * bench/commands.ts), on two processes of one store (on SQLite one process is both):
- * - Latency: a stream open on process A, a request through process B, timed until the event it causes
- *   arrives on A's socket (after one untimed warm-up).
- * - Idle streams: N streams open on A, idle for two keep-alive rounds (any window of k intervals holds
- *   exactly k of them): A's CPU over the window as a share of a core, its resident memory per stream (the
- *   highest during the window, sampled every second, less the value before), and how many are still open.
+ * What the stream parts share (bench/channel.ts, bench/commands.ts; docs/benchmarks.md), on two processes
+ * of one store (on SQLite one is both): an event timed from a request through B until it arrives on a
+ * stream of A; then N streams open on A, idle for two keep-alive rounds (any window of k intervals holds
+ * exactly k of them): A's CPU, its resident memory per stream, and how many are still open.
  */
 import { readFileSync } from 'node:fs';
 import { inBatches, type Server } from './process.ts';
@@ -16,7 +13,6 @@ export type StreamSettings = { samples: number; streams: number; keepAliveSecond
 /** A stream the bench holds: the keep-alives it received, whether it is still open. */
 export type Stream = { keepAlives: number; isOpen(): boolean; close(): void };
 export type StreamResult = Awaited<ReturnType<typeof runStreamPart>>;
-type Timed = { stream: Stream; send(): Promise<string> };
 
 export interface StreamPart {
   /** What arrives (`answer`), on what (`conversation streams`). */
@@ -24,7 +20,7 @@ export interface StreamPart {
   streams: string;
   start(): Promise<Server>;
   /** A stream on A that records each event's arrival by id in `at`, and a request through B answering one. */
-  timed(a: Server, b: Server, at: Map<string, number>): Promise<Timed>;
+  timed(a: Server, b: Server, at: Map<string, number>): Promise<{ stream: Stream; send(): Promise<string> }>;
   /** Whatever the idle streams need made (through B), then how to open the i-th on A. */
   idle(a: Server, b: Server): Promise<(index: number) => Promise<Stream>>;
 }
@@ -92,7 +88,7 @@ export async function runStreamPart(store: BenchStore, settings: StreamSettings,
   const crossProcess = store.kind === 'postgres';
   const a = await part.start();
   const b = crossProcess
-    ? await part.start().catch((error) => a.stop().then(() => Promise.reject(error)))
+    ? await part.start().catch(async (error) => a.stop().then(() => Promise.reject(error)))
     : a;
   try {
     say(`${settings.samples} timed, sent through ${crossProcess ? 'process B' : 'the same process'}`);

@@ -65,16 +65,9 @@ function plans(shape: data.Shape, count: number, routes: Routes): PathPlan[] {
   const readOf = (user: number, pick: (n: number) => number) =>
     routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)));
   const listUsers = users.filter((user) => user < shape.listAccounts);
+  const readName = (format: Format) => (routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read);
   return [
-    ...routes.formats.map((format) =>
-      plan(
-        routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
-        'read',
-        format,
-        users,
-        readOf,
-      ),
-    ),
+    ...routes.formats.map((format) => plan(readName(format), 'read', format, users, readOf)),
     plan(write, 'write', 'json', users, (user, pick) => {
       const device = pick(data.devicesOf(shape, user));
       return routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device);
@@ -122,7 +115,8 @@ export function sintoniaTarget(store: BenchStore): Target {
   const masterKey = randomBytes(32).toString('hex');
   let userHashes: string[] = [];
   const environment = (dir: string) => ({
-    ...productEnv(join(dir, 'sintonia'), target.databaseUrl ?? '', masterKey),
+    ...productEnv(join(dir, 'sintonia'), target.databaseUrl ?? ''),
+    SINTONIA_MASTER_KEY: masterKey,
     DATABASE_POOL_SIZE: String(poolSize()),
     // The device-list accounts hold 20 enabled devices; the report's streams stay live however long the run.
     MAX_DEVICES_PER_ACCOUNT: '20',
@@ -140,7 +134,10 @@ export function sintoniaTarget(store: BenchStore): Target {
     }),
     async paths(shape, url, count) {
       const users = data.signedInUsers(shape);
-      const [tokens, players] = [await signIn(url, users, 0), await signIn(url, users, 1)];
+      // The report's: each user's device 1, which plays (PUT …/playback) before its saves report its stream.
+      const playback = (user: number) =>
+        `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 1)}/users/${userHashes[user]}/playback/1`;
+      const [tokens, players] = [await signIn(url, users, 0), await signIn(url, users, 1, playback)];
       const bookmarks = (user: number) => `users/${userHashes[user]}/bookmarks`;
       const save = (device: number) => (user: number, content: number, offset: number) =>
         `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bookmarks(user)}/${content}/${offset}`;
@@ -156,30 +153,30 @@ export function sintoniaTarget(store: BenchStore): Target {
           accept: `application/${format}`,
         }),
       };
-      // The report: device 1 plays (PUT …/playback first), then its saves report its stream (markPlaying);
-      // the save's keys, its contents moved past the save's, so that both paths write new rows alike.
-      await inBatches(users.length, 4, async (index) => {
-        const user = users[index] ?? 0;
-        const path = `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 1)}/users/${userHashes[user]}/playback/1`;
-        const headers = { authorization: `Bearer ${players.get(user)}` };
-        const response = await fetch(`${url}${path}`, { method: 'PUT', headers });
-        if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-      });
+      // The report: the save's keys, its contents moved past the save's (both paths write new rows alike).
       const report = plans(shape, count, {
         ...routes,
         names: ['', REPORT_PATH, ''],
         formats: ['json'],
         write: (user, content, offset) => save(1)(user, content + data.maxContent(shape), offset),
         headers: (user) => ({ authorization: `Bearer ${players.get(user)}`, accept: 'application/json' }),
-      }).filter((plan) => plan.name === REPORT_PATH);
-      return [...plans(shape, count, routes), ...report];
+      });
+      return [...plans(shape, count, routes), ...report.filter((plan) => plan.name === REPORT_PATH)];
     },
   };
   return target;
 }
 
-/** Each user signs in once through the real route, on their `device`, four at a time; tokens by user. */
-async function signIn(url: string, users: number[], device: number): Promise<Map<number, string>> {
+/**
+ * Each user signs in once through the real route, on their `device`, four at a time; tokens by user. With
+ * `playback`, the device then starts playing: PUT of that path.
+ */
+export async function signIn(
+  url: string,
+  users: number[],
+  device: number,
+  playback?: (user: number) => string,
+) {
   const signedIn = await inBatches(users.length, 4, async (index) => {
     const user = users[index] ?? 0;
     const deviceId = data.deviceId(user, device);
@@ -192,6 +189,14 @@ async function signIn(url: string, users: number[], device: number): Promise<Map
     const token = body.tokens?.accessToken;
     if (response.status !== 200 || !token)
       throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
+    const played =
+      playback &&
+      (await fetch(`${url}${playback(user)}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+      }));
+    if (played && played.status !== 200)
+      throw new Error(`${playback?.(user)}: ${played.status} ${await played.text()}`);
     return [user, token] as const;
   });
   return new Map(signedIn);

@@ -67,12 +67,8 @@ export async function inBatches<R>(count: number, width: number, work: (index: n
  * taskset execs node, so the pid is node's. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`) profiles the server under load.
  */
-export async function startServer(options: {
-  args: string[];
-  env: Record<string, string>;
-  port: number;
-  alsoReady?: number[];
-}): Promise<Server> {
+type ServerStart = { args: string[]; env: Record<string, string>; port: number; alsoReady?: number[] };
+export async function startServer(options: ServerStart): Promise<Server> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const pinned = process.env.BENCH_PINNED === '1' ? ['taskset', '-c', '0'] : [];
   const [executable = '', ...args] = [...pinned, process.execPath, ...nodeArgs, ...options.args];

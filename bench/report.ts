@@ -62,15 +62,9 @@ const HEADER = 'path,req/s,p50 ms,p99 ms,vs bare,vs JSON,CPU µs/req,failed,roun
 export function formatPaths(results: PathResult[]): string {
   const rows = results.map((r) => {
     const name = `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`;
-    const figures = [
-      Math.round(r.requestsPerSecond),
-      r.p50,
-      r.p99,
-      times(r.ratioToBare),
-      times(r.ratioToJson),
-    ];
+    const cells = [Math.round(r.requestsPerSecond), r.p50, r.p99, times(r.ratioToBare), times(r.ratioToJson)];
     const rounds = (r.rounds ?? []).length > 1 ? (r.rounds ?? []).join(' ') : '';
-    return [name, ...figures, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
+    return [name, ...cells, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
   });
   return formatColumns(HEADER, rows);
 }

@@ -1,8 +1,6 @@
 /**
- * The bare baseline: what a user would write instead of the product. Fastify 5 on the client-api's table
- * shape, no auth, no logging, JSON only; on better-sqlite3, or on a node-postgres pool of the product's
- * size with named prepared statements and int8 read as numbers, as the product reads them. Its upsert keeps
- * a stored newer position, as the product's save does. Run as its own process:
+ * The bare baseline (docs/benchmarks.md): Fastify 5 on the client-api's tables, no auth, no logging, JSON
+ * only, on better-sqlite3 or a node-postgres pool of the product's size. Run as its own process:
  *   BENCH_STORE=<file or postgres:// URL> BENCH_POOL_SIZE=<n> BENCH_PORT=<port> node --import tsx bench/bare-server.ts
  */
 import SQLite from 'better-sqlite3';

@@ -1,9 +1,6 @@
 /**
- * The media types' codecs alone: encode + decode of a 20-device list (the real `DeviceList` schema) in each
- * format, beside JSON as Fastify does it (fast-json-stringify from the schema, JSON.parse with our depth
- * check), and beside the common npm UBJSON package, which the service does not use. CPU time, not wall
- * time: time spent descheduled on a shared machine is not the codec's. `node --import tsx bench/codecs.ts`
- * runs it alone.
+ * The codecs alone (docs/benchmarks.md): encode + decode of a 20-device list in each media type, CPU time
+ * (time descheduled on a shared machine is not the codec's). `node --import tsx bench/codecs.ts` runs it.
  */
 import { decode as referenceDecode, encode as referenceEncode } from '@shelacek/ubjson';
 import fastJson from 'fast-json-stringify';

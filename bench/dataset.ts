@@ -1,8 +1,6 @@
 /**
- * The bench's data set, by formula: accounts of one user each, the first `listAccounts` holding
- * `listDevices` devices (the device-list keys), the others OTHER_DEVICES; `bookmarksPerUser` bookmarks a
- * user. Nothing of it is held in memory: the database generates the devices and bookmarks (seedRows), and
- * the load picks its keys among the signed-in users, spread evenly over all users.
+ * The bench's data set, by formula (docs/benchmarks.md): nothing of it is held in memory, the database
+ * generates the devices and bookmarks (seedRows), the load picks its keys among the signed-in users.
  */
 
 const OTHER_DEVICES = 8;

@@ -1,13 +1,11 @@
 /**
- * The HTTP part on one store: each target's server in its own process, every path loaded by autocannon for
- * a fixed time, one server under load at a time. The paths of one operation run back to back (bare read,
- * our reads, bare upsert, our save…), so both figures of a ratio share the load of the moment; in `rounds`
- * rounds, each path's median round reported.
+ * The HTTP part on one store (docs/benchmarks.md): each target's server in its own process, one under load
+ * at a time, the paths of one operation back to back; in `rounds` rounds, each path's median round.
  */
 import autocannon, { type RawRequest } from 'autocannon';
 import type { Shape } from './dataset.ts';
 import { freePort, type Server, startServer } from './process.ts';
-import { addRatios, medianRounds, type PathResult } from './report.ts';
+import { addRatios, medianRounds } from './report.ts';
 import type { PathPlan, Target } from './targets.ts';
 
 export interface HttpSettings {
@@ -21,9 +19,18 @@ export interface HttpSettings {
   label: string;
 }
 
+/** A path's figures: its median round's, its ratios (the median of the rounds'), each round's req/s. */
+export type PathResult = Awaited<ReturnType<typeof measure>> & {
+  /** Over the bare path of the same operation; a format's over our JSON read. */
+  ratioToBare?: number;
+  ratioToJson?: number;
+  rounds?: number[];
+};
+
 /** Loads the targets, seeded with `shape` beforehand. */
 export async function runHttpBench(targets: Target[], shape: Shape, dir: string, settings: HttpSettings) {
   const rounds: PathResult[][] = [];
+  const say = (line: string) => process.stderr.write(`[bench] ${settings.label} ${line}\n`);
   for (let round = 1; round <= settings.rounds; round++) {
     const running: Array<{ target: Target; server: Server; paths: PathPlan[] }> = [];
     const results: PathResult[] = [];
@@ -33,18 +40,16 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
         const server = await startServer({ ...target.server(dir, port), port });
         const entry = { target, server, paths: [] as PathPlan[] };
         running.push(entry); // before its paths, so that a failed sign-in still stops this server
-        const named = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
+        const kept = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
         const paths = await target.paths(shape, server.url, settings.requestsPerPlan);
         entry.paths = paths.filter(
-          (path) => settings.only?.some((word) => named(path).includes(word)) ?? true,
+          (path) => settings.only?.some((word) => kept(path).includes(word)) ?? true,
         );
       }
       for (const operation of ['read', 'write', 'devices'])
         for (const { target, server, paths } of running)
           for (const path of paths.filter((candidate) => candidate.operation === operation)) {
-            process.stderr.write(
-              `[bench] ${settings.label} round ${round}/${settings.rounds} ${target.name}: ${path.name}\n`,
-            );
+            say(`round ${round}/${settings.rounds} ${target.name}: ${path.name}`);
             results.push(await measure(target.name, server, path, settings));
           }
     } finally {
@@ -72,8 +77,10 @@ async function measure(target: Target['name'], server: Server, path: PathPlan, s
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
+    // Failures: non-2xx answers, and errors or timeouts.
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    /** The server process's CPU time per request, in µs. */
     serverCpuUsPerRequest: Number.isFinite(perRequest) ? Math.round(perRequest) : undefined,
   };
 }

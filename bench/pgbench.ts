@@ -1,8 +1,6 @@
 /**
- * The database's ceiling: PostgreSQL's own pgbench (`/usr/bin/pgbench`, or PGBENCH) runs the bare
- * baseline's read and upsert (bench/bare-server.ts's very text) on the bare baseline's database, over as
- * many connections as the pools have, one statement per round trip, prepared: what the cluster gives
- * these statements with no HTTP server in the way. Keys over every user of the data set.
+ * The database's ceiling (docs/benchmarks.md): PostgreSQL's own pgbench (`/usr/bin/pgbench`, or PGBENCH)
+ * runs the bare baseline's read and upsert, its very text, prepared, one statement per round trip.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

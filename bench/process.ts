@@ -1,15 +1,36 @@
 /** The bench's processes: the servers under test, each in its own process, and their CPU time. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+// One way to find a free port, shared with the test harness.
+import { freePort } from '../test/helpers/processes.ts';
 
 export const root = new URL('..', import.meta.url).pathname;
 /** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
 export const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
 
-// One way to find a free port, shared with the test harness.
-export { freePort } from '../test/helpers/processes.ts';
+export { freePort };
+
+/** A `sintonia` process's environment (and its seeding's): its data folder, a new master key, its database. */
+export const productEnv = (dataDir: string, databaseUrl: string) => ({
+  SINTONIA_DATA_DIR: dataDir,
+  SINTONIA_MASTER_KEY: randomBytes(32).toString('hex'),
+  DATABASE_URL: databaseUrl,
+  SINTONIA_DEMO: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+});
+
+/** POST of a JSON body with a bearer; the JSON answered, or an error unless 2xx. */
+export async function postJson<T>(url: string, bearer: string, body: unknown): Promise<T> {
+  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`POST ${url}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
 
 export interface Server {
   url: string;
@@ -46,12 +67,8 @@ export async function inBatches<R>(count: number, width: number, work: (index: n
  * taskset execs node, so the pid is node's. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`) profiles the server under load.
  */
-export async function startServer(options: {
-  args: string[];
-  env: Record<string, string>;
-  port: number;
-  alsoReady?: number[];
-}): Promise<Server> {
+type ServerStart = { args: string[]; env: Record<string, string>; port: number; alsoReady?: number[] };
+export async function startServer(options: ServerStart): Promise<Server> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const pinned = process.env.BENCH_PINNED === '1' ? ['taskset', '-c', '0'] : [];
   const [executable = '', ...args] = [...pinned, process.execPath, ...nodeArgs, ...options.args];
@@ -84,6 +101,16 @@ export async function startServer(options: {
     }
   }
   return { url, pid: child.pid, cpuMs: () => processCpuMs(child.pid), stop: () => stopChild(child) };
+}
+
+/** `sintonia serve --service <services>`, each of `ports`' variables set to a free port, ready once all answer. */
+export async function serveSintonia(services: string, env: Record<string, string>, ports: string[]) {
+  const free: number[] = [];
+  for (const _ of ports) free.push(await freePort());
+  const [port = 0, ...alsoReady] = free;
+  const named = Object.fromEntries(ports.map((name, index) => [name, String(free[index])]));
+  const args = [sintoniaBin(), 'serve', '--service', services];
+  return startServer({ args, env: { ...env, ...named }, port, alsoReady });
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -1,26 +1,5 @@
 /** The bench's figures: each path's median round and ratios, the tables printed, and the floors' verdicts. */
-import type { Format, Operation } from './targets.ts';
-
-export interface PathResult {
-  target: string;
-  name: string;
-  operation: Operation;
-  format: Format;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  total: number;
-  /** Failures: non-2xx answers, and errors or timeouts. */
-  non2xx: number;
-  errors: number;
-  /** The server process's CPU time per request, in µs. */
-  serverCpuUsPerRequest: number | undefined;
-  /** Over the bare path of the same operation; a format's over our JSON read (each round's, then their median). */
-  ratioToBare?: number;
-  ratioToJson?: number;
-  /** Each round's requests/s; the other figures are the median round's. */
-  rounds?: number[];
-}
+import type { PathResult } from './http-bench.ts';
 
 /** The lower middle of `items` by `key` (the median for an odd count). */
 export function median<T>(items: readonly T[], key: (item: T) => number): T | undefined {
@@ -33,9 +12,8 @@ export function addRatios(results: PathResult[]): void {
     const bare = results.find((r) => r.target === 'bare' && r.operation === result.operation);
     if (bare && bare.requestsPerSecond > 0 && result.target !== 'bare')
       result.ratioToBare = result.requestsPerSecond / bare.requestsPerSecond;
-    const json = results.find(
-      (r) => r.target === result.target && r.operation === result.operation && r.format === 'json',
-    );
+    const same = (r: PathResult) => r.target === result.target && r.operation === result.operation;
+    const json = results.find((r) => same(r) && r.format === 'json');
     if (result.format !== 'json' && json && json.requestsPerSecond > 0)
       result.ratioToJson = result.requestsPerSecond / json.requestsPerSecond;
   }
@@ -84,15 +62,9 @@ const HEADER = 'path,req/s,p50 ms,p99 ms,vs bare,vs JSON,CPU µs/req,failed,roun
 export function formatPaths(results: PathResult[]): string {
   const rows = results.map((r) => {
     const name = `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`;
-    const figures = [
-      Math.round(r.requestsPerSecond),
-      r.p50,
-      r.p99,
-      times(r.ratioToBare),
-      times(r.ratioToJson),
-    ];
+    const cells = [Math.round(r.requestsPerSecond), r.p50, r.p99, times(r.ratioToBare), times(r.ratioToJson)];
     const rounds = (r.rounds ?? []).length > 1 ? (r.rounds ?? []).join(' ') : '';
-    return [name, ...figures, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
+    return [name, ...cells, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
   });
   return formatColumns(HEADER, rows);
 }

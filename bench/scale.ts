@@ -1,13 +1,12 @@
 /**
- * `--scale N`: the real client-api alone on the data set at 1× and at N× in the same run, the keys over
- * the same signed-in users (1,000, or all of the quick set) spread over all users: the read, the save and
- * the device list at both sizes, and the seeding time.
+ * `--scale N` (docs/benchmarks.md): the real client-api alone on the data set at 1× and at N× in the same
+ * run: the read, the save and the device list at both sizes, and the seeding time.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Shape, scaled } from './dataset.ts';
-import { type HttpSettings, runHttpBench } from './http-bench.ts';
-import { check, type FloorCheck, formatPaths, type PathResult } from './report.ts';
+import { type HttpSettings, type PathResult, runHttpBench } from './http-bench.ts';
+import { check, type FloorCheck, formatPaths } from './report.ts';
 import type { BenchStore } from './store.ts';
 import { sintoniaTarget } from './targets.ts';
 

@@ -1,8 +1,6 @@
 /**
- * Where a bench run keeps its data: the embedded store (SQLite files in the run's folder) or a PostgreSQL
- * cluster, a throwaway one started from the machine's binaries (scripts/pg-cluster.mjs, as the test command
- * does) or the one `--database-url` names. On PostgreSQL every target gets a database of its own, dropped
- * at the end.
+ * Where a bench run keeps its data: SQLite files in the run's folder, or a PostgreSQL cluster, a throwaway
+ * one (scripts/pg-cluster.mjs) or `--database-url`'s, each target in a database of its own.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';

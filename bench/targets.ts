@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema } from '../src/core/config.ts';
 import * as data from './dataset.ts';
-import { inBatches, root, sintoniaBin } from './process.ts';
+import { inBatches, productEnv, root, sintoniaBin } from './process.ts';
 import { BENCH_PASSWORD, bareUserHash, seedBare, seedSintonia } from './seed.ts';
 import type { BenchStore } from './store.ts';
 
@@ -65,16 +65,9 @@ function plans(shape: data.Shape, count: number, routes: Routes): PathPlan[] {
   const readOf = (user: number, pick: (n: number) => number) =>
     routes.read(user, data.contentOf(user, pick(shape.bookmarksPerUser)));
   const listUsers = users.filter((user) => user < shape.listAccounts);
+  const readName = (format: Format) => (routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read);
   return [
-    ...routes.formats.map((format) =>
-      plan(
-        routes.formats.length > 1 ? `${read} ${format.toUpperCase()}` : read,
-        'read',
-        format,
-        users,
-        readOf,
-      ),
-    ),
+    ...routes.formats.map((format) => plan(readName(format), 'read', format, users, readOf)),
     plan(write, 'write', 'json', users, (user, pick) => {
       const device = pick(data.devicesOf(shape, user));
       return routes.write(user, 1 + pick(data.maxContent(shape)), pick(7200), device);
@@ -114,21 +107,20 @@ export function bareTarget(store: BenchStore): Target {
 }
 
 const api = '/api/v1';
+/** The playing device's save, beside the save (`POST bookmark`) and against the same bare upsert. */
+export const REPORT_PATH = 'report (PUT playback, then POST)';
 
 /** The real client-api: `sintonia serve --service client-api` of this checkout (or BENCH_SINTONIA_ROOT's). */
 export function sintoniaTarget(store: BenchStore): Target {
   const masterKey = randomBytes(32).toString('hex');
   let userHashes: string[] = [];
   const environment = (dir: string) => ({
-    SINTONIA_DATA_DIR: join(dir, 'sintonia'),
+    ...productEnv(join(dir, 'sintonia'), target.databaseUrl ?? ''),
     SINTONIA_MASTER_KEY: masterKey,
-    DATABASE_URL: target.databaseUrl ?? '',
     DATABASE_POOL_SIZE: String(poolSize()),
-    SINTONIA_DEMO: '0',
-    HOST: '127.0.0.1',
-    // The device-list accounts hold 20 enabled devices.
+    // The device-list accounts hold 20 enabled devices; the report's streams stay live however long the run.
     MAX_DEVICES_PER_ACCOUNT: '20',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    PLAYBACK_STALE_AFTER: '86400',
   });
   const target: Target = {
     name: 'sintonia',
@@ -141,31 +133,53 @@ export function sintoniaTarget(store: BenchStore): Target {
       env: { ...environment(dir), CLIENT_API_PORT: String(port) },
     }),
     async paths(shape, url, count) {
-      const tokens = await signIn(url, data.signedInUsers(shape));
+      const users = data.signedInUsers(shape);
+      // The report's: each user's device 1, which plays (PUT …/playback) before its saves report its stream.
+      const playback = (user: number) =>
+        `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 1)}/users/${userHashes[user]}/playback/1`;
+      const [tokens, players] = [await signIn(url, users, 0), await signIn(url, users, 1, playback)];
       const bookmarks = (user: number) => `users/${userHashes[user]}/bookmarks`;
-      return plans(shape, count, {
+      const save = (device: number) => (user: number, content: number, offset: number) =>
+        `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bookmarks(user)}/${content}/${offset}`;
+      const routes: Routes = {
         names: ['GET bookmark', 'POST bookmark', `GET devices (${shape.listDevices})`],
         formats: ['json', 'bson', 'ubjson', 'xml'],
         read: (user, content) => `${api}/${data.DEVICE_CLASS}/${bookmarks(user)}/${content}`,
         // A user's token is for their device 0: the save is that device's.
-        write: (user, content, offset) =>
-          `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, 0)}/${bookmarks(user)}/${content}/${offset}`,
+        write: save(0),
         devices: (user) => `${api}/accounts/${data.accountNumber(user)}/devices`,
         headers: (user, format) => ({
           authorization: `Bearer ${tokens.get(user)}`,
           accept: `application/${format}`,
         }),
+      };
+      // The report: the save's keys, its contents moved past the save's (both paths write new rows alike).
+      const report = plans(shape, count, {
+        ...routes,
+        names: ['', REPORT_PATH, ''],
+        formats: ['json'],
+        write: (user, content, offset) => save(1)(user, content + data.maxContent(shape), offset),
+        headers: (user) => ({ authorization: `Bearer ${players.get(user)}`, accept: 'application/json' }),
       });
+      return [...plans(shape, count, routes), ...report.filter((plan) => plan.name === REPORT_PATH)];
     },
   };
   return target;
 }
 
-/** Each user signs in once through the real route, on their device 0, four at a time; tokens by user. */
-async function signIn(url: string, users: number[]): Promise<Map<number, string>> {
+/**
+ * Each user signs in once through the real route, on their `device`, four at a time; tokens by user. With
+ * `playback`, the device then starts playing: PUT of that path.
+ */
+export async function signIn(
+  url: string,
+  users: number[],
+  device: number,
+  playback?: (user: number) => string,
+) {
   const signedIn = await inBatches(users.length, 4, async (index) => {
     const user = users[index] ?? 0;
-    const deviceId = data.deviceId(user, 0);
+    const deviceId = data.deviceId(user, device);
     const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -175,6 +189,14 @@ async function signIn(url: string, users: number[]): Promise<Map<number, string>
     const token = body.tokens?.accessToken;
     if (response.status !== 200 || !token)
       throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
+    const played =
+      playback &&
+      (await fetch(`${url}${playback(user)}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+      }));
+    if (played && played.status !== 200)
+      throw new Error(`${playback?.(user)}: ${played.status} ${await played.text()}`);
     return [user, token] as const;
   });
   return new Map(signedIn);

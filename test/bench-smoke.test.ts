@@ -4,10 +4,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ChannelResult } from '../bench/channel.ts';
+import type { PathResult } from '../bench/http-bench.ts';
 import type { PgbenchRate } from '../bench/pgbench.ts';
-import type { FloorCheck, PathResult } from '../bench/report.ts';
+import type { FloorCheck } from '../bench/report.ts';
 import type { ScaleRun } from '../bench/scale.ts';
+import type { StreamResult } from '../bench/streams.ts';
 import { testDatabase } from './helpers/harness.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -18,7 +19,8 @@ interface Report {
   stores: Array<{
     database: string;
     http?: { results: PathResult[]; pgbench?: PgbenchRate[] };
-    channel?: ChannelResult;
+    channel?: StreamResult;
+    commands?: StreamResult;
     scale?: ScaleRun[];
     floors: FloorCheck[];
   }>;
@@ -41,7 +43,7 @@ test(`npm run bench -- --quick --scale 2 on ${database}: every part runs end to 
     env: { ...process.env, DATABASE_URL: '' },
   });
   assert.equal(run.status, 0, `the bench failed: ${run.stderr.slice(-4000)}`);
-  for (const part of ['HTTP', 'channel', 'scale 2×', 'floors'])
+  for (const part of ['HTTP', 'channel', 'command streams', 'scale 2×', 'floors'])
     assert.match(run.stdout, new RegExp(`=== .*: ${part}`), `no ${part} section`);
 
   const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
@@ -59,6 +61,7 @@ test(`npm run bench -- --quick --scale 2 on ${database}: every part runs end to 
       'sintonia GET bookmark XML',
       'bare bare upsert',
       'sintonia POST bookmark',
+      'sintonia report (PUT playback, then POST)',
       'bare bare device list',
       'sintonia GET devices (20)',
     ],
@@ -82,15 +85,17 @@ test(`npm run bench -- --quick --scale 2 on ${database}: every part runs end to 
     for (const rate of rates) assert.ok(rate.rate > 0, `pgbench ran no ${rate.statement}`);
   } else assert.equal(store?.http?.pgbench, undefined, 'pgbench is PostgreSQL’s');
 
-  const channel = store?.channel;
-  assert.equal(channel?.crossProcess, database === 'postgres');
-  assert.equal(channel?.latencyMs.samples.length, 3);
-  // The quick run idles two keep-alive rounds of 1 s: every stream saw one and stayed open.
-  assert.ok(
-    (channel?.idle.keepAlivesMin ?? 0) >= 1,
-    `a stream got no keep-alive: ${JSON.stringify(channel?.idle)}`,
-  );
-  assert.equal(channel?.idle.openAtEnd, channel?.idle.streams, 'a stream was dropped');
+  // Each stream part: its events timed, crossing processes on PostgreSQL; it idles two keep-alive rounds
+  // of 1 s, so every stream saw one and stayed open.
+  for (const part of [store?.channel, store?.commands]) {
+    assert.equal(part?.crossProcess, database === 'postgres');
+    assert.equal(part?.latencyMs.samples.length, 3);
+    assert.ok(
+      (part?.idle.keepAlivesMin ?? 0) >= 1,
+      `a stream got no keep-alive: ${JSON.stringify(part?.idle)}`,
+    );
+    assert.equal(part?.idle.openAtEnd, part?.idle.streams, `a ${part?.noun} stream was dropped`);
+  }
 
   assert.deepEqual(
     store?.scale?.map((run) => [run.factor, run.shape.users]),
@@ -109,8 +114,8 @@ test(`npm run bench -- --quick --scale 2 on ${database}: every part runs end to 
   }
 
   // A verdict for every floor this run could check: 2 or 3 ratios to bare, 3 formats, pgbench's on
-  // PostgreSQL, 4 of the channel, 2 per path at scale.
-  const expected = database === 'postgres' ? 3 + 3 + 1 + 4 + 6 : 2 + 3 + 4 + 6;
+  // PostgreSQL, the report against the save, 4 of each stream part, 2 per path at scale.
+  const expected = database === 'postgres' ? 3 + 3 + 1 + 1 + 8 + 6 : 2 + 3 + 1 + 8 + 6;
   assert.equal(store?.floors.length, expected, JSON.stringify(store?.floors));
   for (const floor of store?.floors ?? [])
     assert.notEqual(floor.verdict, '-', `${floor.floor}: not measured`);

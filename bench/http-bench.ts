@@ -2,7 +2,7 @@
  * The HTTP part on one store (docs/benchmarks.md): each target's server in its own process, one under load
  * at a time, the paths of one operation back to back; in `rounds` rounds, each path's median round.
  */
-import autocannon, { type RawRequest } from 'autocannon';
+import autocannon from 'autocannon';
 import type { Shape } from './dataset.ts';
 import { freePort, type Server, startServer } from './process.ts';
 import { addRatios, medianRounds } from './report.ts';
@@ -92,7 +92,10 @@ async function measure(target: Target['name'], server: Server, path: PathPlan, s
  */
 function load(url: string, { requests }: PathPlan, connections: number, duration: number) {
   const sample = (size: number) =>
-    Array.from({ length: size }, () => requests[Math.floor(Math.random() * requests.length)] as RawRequest);
+    Array.from(
+      { length: size },
+      () => requests[Math.floor(Math.random() * requests.length)] as autocannon.Request,
+    );
   return autocannon({
     url,
     connections,

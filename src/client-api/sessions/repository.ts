@@ -18,6 +18,8 @@ export interface SessionFilter {
   deviceId?: string;
   /** Undefined addresses every qspVersion (`All`). */
   qspVersion?: string;
+  /** One session only (a sign-out of the session a credential rests on). */
+  sessionId?: string;
 }
 
 export function createSessionRepository(database: Database) {
@@ -105,6 +107,7 @@ export function createSessionRepository(database: Database) {
         .$if(filter.qspVersion !== undefined, (query) =>
           query.where('qsp_version', '=', filter.qspVersion ?? ''),
         )
+        .$if(filter.sessionId !== undefined, (query) => query.where('id', '=', filter.sessionId ?? ''))
         .executeTakeFirst();
       return closed(result.numUpdatedRows);
     },

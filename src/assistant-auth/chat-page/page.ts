@@ -5,6 +5,7 @@ import type { ChatPageSettings } from './settings.ts';
 export const CHAT_PATH = '/chat';
 export const CHAT_TOKEN_PATH = '/chat/token';
 export const CHAT_SIGN_IN_PATH = '/chat/sign-in';
+export const CHAT_SIGN_OUT_PATH = '/chat/sign-out';
 export const CHAT_ASSETS_PATH = '/chat/assets';
 
 /** A fresh style nonce per page: Web Chat's style elements carry it; nothing else may add styles. */

@@ -67,6 +67,35 @@ export const clientApiCommands: Command[] = [
     },
   },
   {
+    name: 'account stream-limit',
+    usage: 'account stream-limit --account N --limit L',
+    summary:
+      "Set how many streams an account may play at once (0-20), in place of PLAYBACK_STREAM_LIMIT; prints the account's limit.",
+    async run(context) {
+      const { values } = options(context.args, { account: { type: 'string' }, limit: { type: 'string' } }, [
+        'account',
+        'limit',
+      ]);
+      const { STREAM_LIMIT_MAX } = await import('../client-api/playback/schemas.ts');
+      const limit = Number(values.limit);
+      if (!/^\d+$/.test(String(values.limit)) || limit > STREAM_LIMIT_MAX)
+        throw new UsageError(`--limit is a whole number from 0 to ${STREAM_LIMIT_MAX}`);
+      const { composeClientApi } = await import('../client-api/composition.ts');
+      const core = await context.core();
+      const { playback } = composeClientApi(core);
+      const accountNumber = String(values.account);
+      try {
+        await playback.setLimit(accountNumber, limit);
+      } catch (error) {
+        if ((error as { status?: number }).status === 404)
+          throw new UsageError(`no account ${accountNumber}`);
+        throw error;
+      }
+      await core.audit('cli', 'account.stream-limit', accountNumber);
+      return { accountNumber, streamLimit: limit };
+    },
+  },
+  {
     name: 'user create',
     usage: 'user create --account N --email E --password-file FILE|--password-stdin [--profile NAME …]',
     summary:

@@ -122,6 +122,12 @@ export const commands: Command[] = [
     summary: 'Create a client-api account; prints its number and userHash.',
   }),
   lazy(clientApi, {
+    name: 'account stream-limit',
+    usage: 'account stream-limit --account N --limit L',
+    summary:
+      "Set how many streams an account may play at once (0-20), in place of PLAYBACK_STREAM_LIMIT; prints the account's limit.",
+  }),
+  lazy(clientApi, {
     name: 'user create',
     usage: 'user create --account N --email E --password-file FILE|--password-stdin [--profile NAME …]',
     summary:

@@ -10,7 +10,12 @@ import type { AccountClient } from '../../src/agents/tools/account-client.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
-import { type ModelServer, startModelServer } from './helpers/model-server.ts';
+import {
+  answerScripted,
+  type ModelServer,
+  scriptedMessage,
+  startModelServer,
+} from './helpers/model-server.ts';
 
 type Sent = { role: string; content?: string | null; tool_calls?: Array<{ function: { name: string } }> };
 
@@ -31,32 +36,12 @@ describe('the chat agent’s conversation memory', () => {
     model = await startModelServer();
     model.handle((request, response) => {
       const next = script.shift() ?? { text: 'out of script' };
-      const message =
-        'text' in next
-          ? { role: 'assistant', content: next.text }
-          : {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                {
-                  id: `call_${randomUUID().slice(0, 8)}`,
-                  type: 'function',
-                  function: { name: next.call, arguments: next.arguments },
-                },
-              ],
-            };
-      if (request.body.stream) {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const delta =
-          'text' in next
-            ? { content: next.text }
-            : { tool_calls: [{ index: 0, ...message.tool_calls?.[0] }] };
-        response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
-        response.end('data: [DONE]\n\n');
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+      const turn = 'text' in next ? next : { calls: [{ name: next.call, arguments: next.arguments }] };
+      answerScripted(
+        request,
+        response,
+        scriptedMessage(turn, () => `call_${randomUUID().slice(0, 8)}`),
+      );
     });
   });
   after(async () => {

@@ -8,10 +8,14 @@ import { createModelClient } from '../../src/agents/chat/model-client.ts';
 import type { AccountClient, AccountDevice } from '../../src/agents/tools/account-client.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
 import { memoryAccount } from './helpers/memory-account.ts';
-import { type ModelRequest, type ModelServer, suiteCoreAndModel } from './helpers/model-server.ts';
-
-/** A scripted model turn: text, or tool calls ({ name, arguments as JSON text }). */
-type Scripted = { text: string } | { calls: Array<{ name: string; arguments: string }> };
+import {
+  answerScripted,
+  type ModelRequest,
+  type ModelServer,
+  type ScriptedTurn as Scripted,
+  scriptedMessage,
+  suiteCoreAndModel,
+} from './helpers/model-server.ts';
 
 const devices: AccountDevice[] = [
   { mediaPlayerId: 'mp-1', name: 'Bedroom TV', deviceClass: 'stb', enabled: true, playing: false },
@@ -63,20 +67,11 @@ function answerWith(model: ModelServer, script: Scripted[]) {
       response.end('data: [DONE]\n\n');
       return;
     }
-    const message =
-      'text' in next
-        ? { role: 'assistant', content: next.text }
-        : {
-            role: 'assistant',
-            content: null,
-            tool_calls: next.calls.map((call, index) => ({
-              id: `call_${turn}_${index}`,
-              type: 'function',
-              function: call,
-            })),
-          };
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+    answerScripted(
+      request,
+      response,
+      scriptedMessage(next, (index) => `call_${turn}_${index}`),
+    );
   });
 }
 

@@ -9,7 +9,12 @@ import {
   type LinkedHousehold,
   startHouseholdFamily,
 } from './helpers/household-family.ts';
-import { type ModelServer, startModelServer } from './helpers/model-server.ts';
+import {
+  answerScripted,
+  type ModelServer,
+  scriptedMessage,
+  startModelServer,
+} from './helpers/model-server.ts';
 
 /** A scripted model turn: a text answer, or one tool call. */
 type Scripted = { text: string } | { tool: string; args: Record<string, unknown> };
@@ -60,42 +65,13 @@ describe('the chat agent: the household tools, after a yes', () => {
     let at = 0;
     model.handle((request, response) => {
       const next = turns[at++] ?? { text: 'out of script' };
-      if (request.body.stream) {
-        // As OpenAI streams a turn: its text, or its one tool call, as deltas.
-        const delta =
-          'text' in next
-            ? { content: next.text }
-            : {
-                tool_calls: [
-                  {
-                    index: 0,
-                    id: `call_${at}`,
-                    type: 'function',
-                    function: { name: next.tool, arguments: JSON.stringify(next.args) },
-                  },
-                ],
-              };
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
-        response.end('data: [DONE]\n\n');
-        return;
-      }
-      const message =
-        'text' in next
-          ? { role: 'assistant', content: next.text }
-          : {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                {
-                  id: `call_${at}`,
-                  type: 'function',
-                  function: { name: next.tool, arguments: JSON.stringify(next.args) },
-                },
-              ],
-            };
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+      const turn =
+        'text' in next ? next : { calls: [{ name: next.tool, arguments: JSON.stringify(next.args) }] };
+      answerScripted(
+        request,
+        response,
+        scriptedMessage(turn, () => `call_${at}`),
+      );
     });
   }
   const agent = () =>

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { composeClientApi } from '../../src/client-api/composition.ts';
 import { verifyPassword } from '../../src/client-api/users/passwords.ts';
 import { createUserRepository } from '../../src/client-api/users/repository.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
 import { runCli } from '../helpers/processes.ts';
 
-describe('sintonia account create / user create', () => {
+describe('sintonia account create / user create / account stream-limit', () => {
   let core: TestCore;
   before(async () => {
     core = await createTestCore();
@@ -67,6 +68,19 @@ describe('sintonia account create / user create', () => {
         rmSync(folder, { recursive: true, force: true });
       }
     });
+    it('sets an account’s stream limit (account stream-limit), which its playback answers from then on', async () => {
+      const created = await runCli(['account', 'create', '--account-number', 'cli-limit'], core.env);
+      assert.equal(created.code, 0, created.stderr);
+      const { playback } = composeClientApi(core);
+      assert.equal((await playback.watching('cli-limit')).limit, 2, 'PLAYBACK_STREAM_LIMIT before');
+      const set = await runCli(
+        ['account', 'stream-limit', '--account', 'cli-limit', '--limit', '4'],
+        core.env,
+      );
+      assert.equal(set.code, 0, set.stderr);
+      assert.deepEqual(JSON.parse(set.stdout), { accountNumber: 'cli-limit', streamLimit: 4 });
+      assert.equal((await playback.watching('cli-limit')).limit, 4);
+    });
   });
 
   describe('errors', () => {
@@ -104,6 +118,13 @@ describe('sintonia account create / user create', () => {
           ['user', 'create', '--account', 'cli-1', '--account', 'cli-2', '--email', 'y@example.test'],
           /--account is given more than once/,
         ],
+        [['account', 'stream-limit', '--account', 'nope', '--limit', '3'], /no account nope/],
+        [
+          ['account', 'stream-limit', '--account', 'cli-1', '--limit', '21'],
+          /--limit is a whole number from 0 to 20/,
+        ],
+        [['account', 'stream-limit', '--account', 'cli-1', '--limit', 'two'], /--limit is a whole number/],
+        [['account', 'stream-limit', '--account', 'cli-1'], /--limit is required/],
       ];
       for (const [args, message] of cases) {
         const result = await runCli(args, core.env, 'longenough\n');

@@ -146,3 +146,35 @@ export function bookmarkRow(
 /** A repository's refusal of a device session: 401 TOKEN_INVALID. */
 export const isTokenRefusal = (error: unknown) =>
   error instanceof ProblemError && error.status === 401 && error.type === 'TOKEN_INVALID';
+
+/** An account as AccountsFixture.account answers it. */
+export type AccountHolder = Awaited<ReturnType<AccountsFixture['account']>>;
+
+/** The cast of the playback and bookmark tests: two accounts, three devices. */
+export interface PlaybackCast {
+  alice: AccountHolder;
+  bob: AccountHolder;
+  /** alice's TV, `tv-1` (smarttv). */
+  tv: SignedIn;
+  /** alice's phone, `phone-1` (android). */
+  phone: SignedIn;
+  /** bob's TV, `tv-b` (smarttv). */
+  bobTv: SignedIn;
+}
+
+/** The cast made on `fx`: accounts `accounts.alice` and `accounts.bob`, the TVs and the phone named as told. */
+export async function playbackCast(
+  fx: AccountsFixture,
+  accounts: { alice: string; bob: string },
+  names: { tv?: string; phone?: string } = {},
+): Promise<PlaybackCast> {
+  const alice = await fx.account(accounts.alice);
+  const bob = await fx.account(accounts.bob);
+  return {
+    alice,
+    bob,
+    tv: await fx.signIn(alice.email, 'tv-1', { deviceName: names.tv }),
+    phone: await fx.signIn(alice.email, 'phone-1', { deviceClass: 'android', deviceName: names.phone }),
+    bobTv: await fx.signIn(bob.email, 'tv-b'),
+  };
+}

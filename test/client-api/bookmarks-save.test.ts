@@ -3,7 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { POOL_APPLICATION_NAME } from '../../src/core/db/database.ts';
 import { testDatabase } from '../helpers/harness.ts';
-import { type AccountsFixture, accountsFixture, errorTypes, type SignedIn } from './accounts-fixtures.ts';
+import {
+  type AccountsFixture,
+  accountsFixture,
+  errorTypes,
+  type PlaybackCast,
+  playbackCast,
+  type SignedIn,
+} from './accounts-fixtures.ts';
 import { decoded } from './bookmarks-media.ts';
 
 const long25 = 'x'.repeat(25);
@@ -18,11 +25,7 @@ const SAVE_PATH = '/{deviceClass}/{deviceId}/users/{userHash}/bookmarks/{content
  */
 describe('bookmark save', () => {
   let fx: AccountsFixture;
-  let alice: { accountNumber: string; email: string; userHash: string };
-  let bob: { accountNumber: string; email: string; userHash: string };
-  let tv: SignedIn;
-  let phone: SignedIn;
-  let bobTv: SignedIn;
+  let cast: PlaybackCast;
   // Accounts of the session cases: frTv open, revoked closed once it had saved 7 at 30 s.
   let frAlice: { userHash: string };
   let frBob: { userHash: string };
@@ -31,11 +34,7 @@ describe('bookmark save', () => {
 
   before(async () => {
     fx = await accountsFixture();
-    alice = await fx.account('acc-alice');
-    bob = await fx.account('acc-bob');
-    tv = await fx.signIn(alice.email, 'tv-1');
-    phone = await fx.signIn(alice.email, 'phone-1', { deviceClass: 'android' });
-    bobTv = await fx.signIn(bob.email, 'tv-b');
+    cast = await playbackCast(fx, { alice: 'acc-alice', bob: 'acc-bob' });
 
     frAlice = await fx.account('fr-alice');
     frBob = await fx.account('fr-bob');
@@ -72,33 +71,34 @@ describe('bookmark save', () => {
 
   describe('happy', () => {
     it('saves a position, answers the stored bookmark and reads it back', async () => {
-      const saved = await save(tv.accessToken, 'tv-1', alice.userHash, 1001, 120, '?version=v2');
+      const saved = await save(cast.tv.accessToken, 'tv-1', cast.alice.userHash, 1001, 120, '?version=v2');
       assert.equal(saved.statusCode, 200, saved.body);
       const body = saved.json();
       assert.equal(body.applied, true);
       assert.equal(body.offset, 120);
       assert.equal(body.contentId, 1001);
-      assert.equal(body.userHash, alice.userHash);
+      assert.equal(body.userHash, cast.alice.userHash);
       assert.equal(body.deviceId, 'tv-1');
       assert.equal(body.deviceClass, 'smarttv');
       assert.equal(body.accountNumber, 'acc-alice');
       assert.equal(body.version, 'v2');
       assert.ok(!Number.isNaN(Date.parse(body.at)));
 
-      const got = await read(phone.accessToken, alice.userHash, 1001);
+      const got = await read(cast.phone.accessToken, cast.alice.userHash, 1001);
       assert.equal(got.statusCode, 200, got.body);
       assert.equal(got.json().offset, 120);
       assert.equal(got.json().applied, undefined);
       // Narrowed by account and version: matches, then does not.
       assert.equal(
-        (await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-alice&version=v2')).statusCode,
+        (await read(cast.tv.accessToken, cast.alice.userHash, 1001, '?accountNumber=acc-alice&version=v2'))
+          .statusCode,
         200,
       );
-      const otherVersion = await read(tv.accessToken, alice.userHash, 1001, '?version=v3');
+      const otherVersion = await read(cast.tv.accessToken, cast.alice.userHash, 1001, '?version=v3');
       assert.equal(otherVersion.statusCode, 404);
       assert.deepEqual(errorTypes(otherVersion), ['BOOKMARK_NOT_FOUND']);
       assert.equal(
-        (await read(tv.accessToken, alice.userHash, 1001, '?accountNumber=acc-bob')).statusCode,
+        (await read(cast.tv.accessToken, cast.alice.userHash, 1001, '?accountNumber=acc-bob')).statusCode,
         404,
       );
     });
@@ -107,9 +107,9 @@ describe('bookmark save', () => {
       const newer = new Date(Date.now() - 10_000).toISOString();
       const older = new Date(Date.now() - 60_000).toISOString();
       const first = await save(
-        phone.accessToken,
+        cast.phone.accessToken,
         'phone-1',
-        alice.userHash,
+        cast.alice.userHash,
         2002,
         1800,
         `?at=${encodeURIComponent(newer)}`,
@@ -119,9 +119,9 @@ describe('bookmark save', () => {
 
       // The TV was paused a minute ago at 300 s and re-sends its position now.
       const stale = await save(
-        tv.accessToken,
+        cast.tv.accessToken,
         'tv-1',
-        alice.userHash,
+        cast.alice.userHash,
         2002,
         300,
         `?at=${encodeURIComponent(older)}`,
@@ -132,30 +132,32 @@ describe('bookmark save', () => {
       assert.equal(stale.json().deviceId, 'phone-1');
       assert.equal(stale.json().at, newer);
 
-      const stored = await read(tv.accessToken, alice.userHash, 2002);
+      const stored = await read(cast.tv.accessToken, cast.alice.userHash, 2002);
       assert.equal(stored.json().offset, 1800);
       assert.equal(stored.json().deviceId, 'phone-1');
 
       // A newer save from the TV does replace it; a save without `at` counts as now.
-      const later = await save(tv.accessToken, 'tv-1', alice.userHash, 2002, 1900);
+      const later = await save(cast.tv.accessToken, 'tv-1', cast.alice.userHash, 2002, 1900);
       assert.equal(later.json().applied, true);
-      assert.equal((await read(tv.accessToken, alice.userHash, 2002)).json().offset, 1900);
+      assert.equal((await read(cast.tv.accessToken, cast.alice.userHash, 2002)).json().offset, 1900);
     });
 
     it('marks the saving device as playing', async () => {
-      await save(phone.accessToken, 'phone-1', alice.userHash, 3003, 10);
-      const playing = await fx.call('GET', '/accounts/acc-alice/devices/playing', { token: tv.accessToken });
+      await save(cast.phone.accessToken, 'phone-1', cast.alice.userHash, 3003, 10);
+      const playing = await fx.call('GET', '/accounts/acc-alice/devices/playing', {
+        token: cast.tv.accessToken,
+      });
       assert.equal(playing.statusCode, 200, playing.body);
       assert.ok((playing.json() as string[]).includes('phone-1'));
     });
 
     it('operators save and read for any user; an unknown userHash is 404', async () => {
       const key = fx.operatorKey;
-      const saved = await fx.call('POST', `/web/tv-b/users/${bob.userHash}/bookmarks/7/70`, { key });
+      const saved = await fx.call('POST', `/web/tv-b/users/${cast.bob.userHash}/bookmarks/7/70`, { key });
       assert.equal(saved.statusCode, 200, saved.body);
       assert.equal(saved.json().accountNumber, 'acc-bob');
       assert.equal(
-        (await fx.call('GET', `/web/users/${bob.userHash}/bookmarks/7`, { key })).json().offset,
+        (await fx.call('GET', `/web/users/${cast.bob.userHash}/bookmarks/7`, { key })).json().offset,
         70,
       );
       const unknown = await fx.call('POST', '/web/tv-b/users/nobody-hash/bookmarks/7/70', { key });
@@ -166,8 +168,8 @@ describe('bookmark save', () => {
     it('answers in BSON and XML too', async () => {
       const saved = await fx.app.inject({
         method: 'POST',
-        url: `/api/v1/smarttv/tv-1/users/${alice.userHash}/bookmarks/5005/61`,
-        headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/bson' },
+        url: `/api/v1/smarttv/tv-1/users/${cast.alice.userHash}/bookmarks/5005/61`,
+        headers: { authorization: `Bearer ${cast.tv.accessToken}`, accept: 'application/bson' },
       });
       assert.equal(saved.statusCode, 200);
       assert.match(String(saved.headers['content-type']), /^application\/bson/);
@@ -179,19 +181,19 @@ describe('bookmark save', () => {
 
       const read = await fx.app.inject({
         method: 'GET',
-        url: `/api/v1/smarttv/users/${alice.userHash}/bookmarks/5005`,
-        headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/xml' },
+        url: `/api/v1/smarttv/users/${cast.alice.userHash}/bookmarks/5005`,
+        headers: { authorization: `Bearer ${cast.tv.accessToken}`, accept: 'application/xml' },
       });
       assert.equal(read.statusCode, 200);
       const xml = (await decoded(read)) as { Bookmark: Record<string, string> };
       assert.equal(xml.Bookmark.offset, '61');
       assert.equal(xml.Bookmark.contentId, '5005');
-      assert.equal(xml.Bookmark.userHash, alice.userHash);
+      assert.equal(xml.Bookmark.userHash, cast.alice.userHash);
 
       const missing = await fx.app.inject({
         method: 'GET',
-        url: `/api/v1/smarttv/users/${alice.userHash}/bookmarks/5006`,
-        headers: { authorization: `Bearer ${tv.accessToken}`, accept: 'application/xml' },
+        url: `/api/v1/smarttv/users/${cast.alice.userHash}/bookmarks/5006`,
+        headers: { authorization: `Bearer ${cast.tv.accessToken}`, accept: 'application/xml' },
       });
       assert.equal(missing.statusCode, 404);
       const error = (await decoded(missing)) as {
@@ -219,14 +221,18 @@ describe('bookmark save', () => {
   // Before 'errors': a closed session's refusals read what the open session saved above, untouched.
   describe('security', () => {
     it('a device token saves under its own deviceClass only (403); an operator under any', async () => {
-      const path = `/web/tv-1/users/${alice.userHash}/bookmarks/4004/40`;
-      const refused = await fx.call('POST', path, { token: tv.accessToken });
+      const path = `/web/tv-1/users/${cast.alice.userHash}/bookmarks/4004/40`;
+      const refused = await fx.call('POST', path, { token: cast.tv.accessToken });
       assert.equal(refused.statusCode, 403, refused.body);
       assert.equal(refused.json().code, 'FORBIDDEN');
       assert.deepEqual(errorTypes(refused), ['DEVICE_MISMATCH']);
-      assert.equal((await read(tv.accessToken, alice.userHash, 4004)).statusCode, 404, 'nothing stored');
+      assert.equal(
+        (await read(cast.tv.accessToken, cast.alice.userHash, 4004)).statusCode,
+        404,
+        'nothing stored',
+      );
 
-      const own = await save(tv.accessToken, 'tv-1', alice.userHash, 4004, 41);
+      const own = await save(cast.tv.accessToken, 'tv-1', cast.alice.userHash, 4004, 41);
       assert.equal(own.statusCode, 200, own.body);
       assert.equal(own.json().deviceClass, 'smarttv');
 
@@ -237,20 +243,23 @@ describe('bookmark save', () => {
     });
 
     it('401 without credentials, 403 for another user or another device', async () => {
-      const anonymous = await fx.call('GET', `/smarttv/users/${alice.userHash}/bookmarks/1001`);
+      const anonymous = await fx.call('GET', `/smarttv/users/${cast.alice.userHash}/bookmarks/1001`);
       assert.equal(anonymous.statusCode, 401);
       assert.deepEqual(errorTypes(anonymous), ['CREDENTIALS_MISSING']);
       assert.equal(
-        (await fx.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/1/1`)).statusCode,
+        (await fx.call('POST', `/smarttv/tv-1/users/${cast.alice.userHash}/bookmarks/1/1`)).statusCode,
         401,
       );
 
-      const otherUser = await read(bobTv.accessToken, alice.userHash, 1001);
+      const otherUser = await read(cast.bobTv.accessToken, cast.alice.userHash, 1001);
       assert.equal(otherUser.statusCode, 403);
       assert.deepEqual(errorTypes(otherUser), ['ACCESS_DENIED']);
-      assert.equal((await save(bobTv.accessToken, 'tv-b', alice.userHash, 1001, 5)).statusCode, 403);
+      assert.equal(
+        (await save(cast.bobTv.accessToken, 'tv-b', cast.alice.userHash, 1001, 5)).statusCode,
+        403,
+      );
 
-      const otherDevice = await save(tv.accessToken, 'phone-1', alice.userHash, 1001, 5);
+      const otherDevice = await save(cast.tv.accessToken, 'phone-1', cast.alice.userHash, 1001, 5);
       assert.equal(otherDevice.statusCode, 403);
       assert.deepEqual(errorTypes(otherDevice), ['DEVICE_MISMATCH']);
     });
@@ -282,8 +291,8 @@ describe('bookmark save', () => {
 
   describe('errors', () => {
     it('400 for every input the contract limits', async () => {
-      const token = tv.accessToken;
-      const hash = alice.userHash;
+      const token = cast.tv.accessToken;
+      const hash = cast.alice.userHash;
       const cases: Array<
         [
           string,

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase } from '../helpers/harness.ts';
-import { type NginxFamily, nginxFamilySkip, startNginxFamily } from '../helpers/nginx-family.ts';
+import { deviceToken } from '../helpers/household.ts';
+import { type NginxFamily, nginxFamilySkip, startNginxHousehold } from '../helpers/nginx-family.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 
 /**
  * The shipped nginx file in front of two processes: a device's command stream passes through unbuffered
@@ -15,38 +14,20 @@ describe('nginx in front of two processes: the command stream passes through as 
   skip: nginxFamilySkip(),
   timeout: 600_000,
 }, () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let family: NginxFamily;
   const open: SseStream[] = [];
 
   before(async () => {
-    database = await createTestDatabase();
-    family = await startNginxFamily({
-      name: 'commands',
-      databaseUrl: database.url,
-      account: 'ngc-1',
-      email: 'ngc-1@example.test',
-      password: PASSWORD,
-    });
+    family = await startNginxHousehold('commands', 'ngc-1');
   });
   after(async () => {
     for (const stream of open) stream.close();
     await family?.stop();
-    await database?.drop();
   });
 
   const clientApi = (path: string) => `${family.nginx.urls[0]}${BASE}${path}`;
 
-  async function signIn(deviceId: string): Promise<string> {
-    const response = await fetch(clientApi('/auth/smarttv/users/authenticate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'ngc-1@example.test', password: PASSWORD, deviceId }),
-    });
-    const body = (await response.json()) as { tokens: { accessToken: string } };
-    assert.equal(response.status, 200, JSON.stringify(body));
-    return body.tokens.accessToken;
-  }
+  const signIn = (deviceId: string) => deviceToken(clientApi(''), 'ngc-1@example.test', deviceId);
 
   it('commands posted through nginx reach the stream held through nginx, one by one, unbuffered', async () => {
     const tv = await signIn('ngc-tv');

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
-import { type FormatName, readBody, writeBody } from './media-formats.ts';
-
-type Answer = { status: number; headers: Headers; body: Record<string, unknown> };
+import { type FetchedAnswer as Answer, callerInFormat, type FormatName } from './media-formats.ts';
 
 /**
  * Devices that obey (issue 43 item 4), through real HTTP: a device holds its command stream (Server-Sent
@@ -67,32 +64,7 @@ describe('client-api: device commands and the command stream', () => {
     return opened;
   };
 
-  async function call(
-    method: string,
-    path: string,
-    auth: { token?: string; key?: string },
-    body?: unknown,
-    type: FormatName = 'application/json',
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: type };
-    if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-    if (auth.key) headers['x-api-key'] = auth.key;
-    if (body !== undefined) headers['content-type'] = type;
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: new Uint8Array(writeBody(type, body, 'DeviceCommand')) }),
-    });
-    const raw = Buffer.from(await response.arrayBuffer());
-    const read = (await readBody({
-      headers: { 'content-type': response.headers.get('content-type') ?? '' },
-      rawPayload: raw,
-      body: raw.toString('utf8'),
-    } as unknown as LightMyRequestResponse)) as Record<string, unknown> | undefined;
-    const unwrapped =
-      type === 'application/xml' && read ? (Object.values(read)[0] as Record<string, unknown>) : read;
-    return { status: response.status, headers: response.headers, body: unwrapped ?? {} };
-  }
+  const call = callerInFormat(() => base, 'DeviceCommand');
 
   const send = (device: string, body: unknown, auth: { token?: string; key?: string }, type?: FormatName) =>
     call('POST', `/accounts/cmd-1/devices/${device}/commands`, auth, body, type);

@@ -68,3 +68,52 @@ export function errorOf(type: FormatName, body: unknown): { code: string; type: 
   const errors = record.errors as { type: string }[];
   return { code: String(record.code), type: errors[0]?.type ?? '' };
 }
+
+/** An answer over real HTTP, its body read in its media type (XML unwrapped from its root; `{}` when empty). */
+export type FetchedAnswer = { status: number; headers: Headers; body: Record<string, unknown> };
+
+/**
+ * A request over real HTTP to `url` in media type `type` (accepted, and the body's type when there is one,
+ * written with `xmlRoot` as XML's root) with a device token or an API key: answers the status, the headers and
+ * the body as readBody reads it.
+ */
+export async function fetchInFormat(
+  url: string,
+  method: string,
+  auth: { token?: string; key?: string },
+  options: { body?: unknown; type?: FormatName; xmlRoot?: string } = {},
+): Promise<FetchedAnswer> {
+  const { body, type = 'application/json', xmlRoot } = options;
+  const headers: Record<string, string> = { accept: type };
+  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
+  if (auth.key) headers['x-api-key'] = auth.key;
+  if (body !== undefined) headers['content-type'] = type;
+  const response = await fetch(url, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: new Uint8Array(writeBody(type, body, xmlRoot)) }),
+  });
+  const raw = Buffer.from(await response.arrayBuffer());
+  const read = (await readBody({
+    headers: { 'content-type': response.headers.get('content-type') ?? '' },
+    rawPayload: raw,
+    body: raw.toString('utf8'),
+  } as unknown as LightMyRequestResponse)) as Record<string, unknown> | undefined;
+  const unwrapped =
+    type === 'application/xml' && read ? (Object.values(read)[0] as Record<string, unknown>) : read;
+  return { status: response.status, headers: response.headers, body: unwrapped ?? {} };
+}
+
+/**
+ * fetchInFormat as the tests of one resource call it: `call(method, path, auth, body?, type?)` on
+ * `baseOf()` (read at each call, so a suite's base URL known only once its servers run), with `xmlRoot`.
+ */
+export function callerInFormat(baseOf: () => string, xmlRoot: string) {
+  return (
+    method: string,
+    path: string,
+    auth: { token?: string; key?: string },
+    body?: unknown,
+    type?: FormatName,
+  ): Promise<FetchedAnswer> => fetchInFormat(`${baseOf()}${path}`, method, auth, { body, type, xmlRoot });
+}

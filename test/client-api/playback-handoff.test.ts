@@ -4,9 +4,8 @@ import { composeClientApi } from '../../src/client-api/composition.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
-import { type FormatName, readBody, writeBody } from './media-formats.ts';
+import { type FetchedAnswer as Answer, callerInFormat, type FormatName } from './media-formats.ts';
 
-type Answer = { status: number; body: Record<string, unknown> };
 const ACCOUNT = 'ho-1';
 
 /**
@@ -59,32 +58,7 @@ describe('playback handoff', () => {
     await close();
   });
 
-  async function call(
-    method: string,
-    path: string,
-    auth: { token?: string; key?: string },
-    body?: unknown,
-    type: FormatName = 'application/json',
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: type };
-    if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-    if (auth.key) headers['x-api-key'] = auth.key;
-    if (body !== undefined) headers['content-type'] = type;
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: new Uint8Array(writeBody(type, body, 'PlaybackHandoff')) }),
-    });
-    const raw = Buffer.from(await response.arrayBuffer());
-    const read = (await readBody({
-      headers: { 'content-type': response.headers.get('content-type') ?? '' },
-      rawPayload: raw,
-      body: raw.toString('utf8'),
-    } as never)) as Record<string, unknown> | undefined;
-    const unwrapped =
-      type === 'application/xml' && read ? (Object.values(read)[0] as Record<string, unknown>) : read;
-    return { status: response.status, body: unwrapped ?? {} };
-  }
+  const call = callerInFormat(() => base, 'PlaybackHandoff');
   const hold = async (device: string) => {
     const stream = await openSse(`${base}/smarttv/${device}/commands`, {
       authorization: `Bearer ${tokens[device]}`,

@@ -5,7 +5,8 @@ import {
   accountsFixture,
   BASE,
   errorTypes,
-  type SignedIn,
+  type PlaybackCast,
+  playbackCast,
 } from './accounts-fixtures.ts';
 import { errorOf, type FormatName, readBody } from './media-formats.ts';
 
@@ -28,20 +29,12 @@ interface StreamBody {
  */
 describe('playback streams', () => {
   let fx: AccountsFixture;
-  let alice: { accountNumber: string; email: string; userHash: string };
-  let bob: { accountNumber: string; email: string; userHash: string };
-  let tv: SignedIn;
-  let phone: SignedIn;
-  let bobTv: SignedIn;
+  let cast: PlaybackCast;
 
   before(async () => {
     // A limit of 5: this file is about streams themselves; playback-limits.test.ts is about the limit.
     fx = await accountsFixture({ PLAYBACK_STREAM_LIMIT: '5' });
-    alice = await fx.account('acc-play');
-    bob = await fx.account('acc-play-bob');
-    tv = await fx.signIn(alice.email, 'tv-1', { deviceName: 'Living room' });
-    phone = await fx.signIn(alice.email, 'phone-1', { deviceClass: 'android' });
-    bobTv = await fx.signIn(bob.email, 'tv-b');
+    cast = await playbackCast(fx, { alice: 'acc-play', bob: 'acc-play-bob' }, { tv: 'Living room' });
   });
   after(() => fx.close());
 
@@ -52,11 +45,11 @@ describe('playback streams', () => {
       headers: { accept, authorization: `Bearer ${token}` },
     });
   const tvPath = (contentId: number | string, offset: number | string = 0) =>
-    `/smarttv/tv-1/users/${alice.userHash}/playback/${contentId}?offset=${offset}`;
-  const stop = (token: string, path = `/smarttv/tv-1/users/${alice.userHash}/playback`) =>
+    `/smarttv/tv-1/users/${cast.alice.userHash}/playback/${contentId}?offset=${offset}`;
+  const stop = (token: string, path = `/smarttv/tv-1/users/${cast.alice.userHash}/playback`) =>
     fx.call('DELETE', path, { token });
   const watching = async () => {
-    const response = await fx.call('GET', `/accounts/${alice.accountNumber}/playback`, {
+    const response = await fx.call('GET', `/accounts/${cast.alice.accountNumber}/playback`, {
       key: fx.operatorKey,
     });
     assert.equal(response.statusCode, 200, response.body);
@@ -73,7 +66,7 @@ describe('playback streams', () => {
 
   describe('happy', () => {
     it('starts a stream and answers it with the account’s limit and live streams', async () => {
-      const response = await start(tv.accessToken, tvPath(7001, 30));
+      const response = await start(cast.tv.accessToken, tvPath(7001, 30));
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json() as StreamBody;
       assert.equal(body.deviceId, 'tv-1');
@@ -88,8 +81,8 @@ describe('playback streams', () => {
     });
 
     it('a report of the same content keeps since; another content replaces the stream, counted once', async () => {
-      const first = (await start(tv.accessToken, tvPath(7002, 0))).json() as StreamBody;
-      const again = (await start(tv.accessToken, tvPath(7002, 95))).json() as StreamBody;
+      const first = (await start(cast.tv.accessToken, tvPath(7002, 0))).json() as StreamBody;
+      const again = (await start(cast.tv.accessToken, tvPath(7002, 95))).json() as StreamBody;
       assert.equal(again.offset, 95);
       assert.equal(again.since, first.since);
       assert.equal(again.active, 1);
@@ -101,10 +94,10 @@ describe('playback streams', () => {
     });
 
     it('a bookmark save by the playing device reports its stream: position and content move', async () => {
-      await start(tv.accessToken, tvPath(7003, 10));
+      await start(cast.tv.accessToken, tvPath(7003, 10));
       await age('tv-1', 30);
-      const saved = await fx.call('POST', `/smarttv/tv-1/users/${alice.userHash}/bookmarks/7004/321`, {
-        token: tv.accessToken,
+      const saved = await fx.call('POST', `/smarttv/tv-1/users/${cast.alice.userHash}/bookmarks/7004/321`, {
+        token: cast.tv.accessToken,
       });
       assert.equal(saved.statusCode, 200, saved.body);
       const [stream] = (await watching()).streams;
@@ -115,8 +108,8 @@ describe('playback streams', () => {
     });
 
     it('a bookmark save by a device with no stream starts none', async () => {
-      const saved = await fx.call('POST', `/android/phone-1/users/${alice.userHash}/bookmarks/7005/5`, {
-        token: phone.accessToken,
+      const saved = await fx.call('POST', `/android/phone-1/users/${cast.alice.userHash}/bookmarks/7005/5`, {
+        token: cast.phone.accessToken,
       });
       assert.equal(saved.statusCode, 200, saved.body);
       assert.deepEqual(
@@ -126,7 +119,10 @@ describe('playback streams', () => {
     });
 
     it('a stream with no report for PLAYBACK_STALE_AFTER is over: not shown, not revived by a save', async () => {
-      await start(phone.accessToken, `/android/phone-1/users/${alice.userHash}/playback/7006?offset=1`);
+      await start(
+        cast.phone.accessToken,
+        `/android/phone-1/users/${cast.alice.userHash}/playback/7006?offset=1`,
+      );
       assert.equal((await watching()).streams.length, 2);
       await age('phone-1', 91);
       assert.deepEqual(
@@ -134,8 +130,8 @@ describe('playback streams', () => {
         ['tv-1'],
       );
       // Past the playing mark's 5 s resolution? The mark may be skipped; either way the stream stays over.
-      await fx.call('POST', `/android/phone-1/users/${alice.userHash}/bookmarks/7006/60`, {
-        token: phone.accessToken,
+      await fx.call('POST', `/android/phone-1/users/${cast.alice.userHash}/bookmarks/7006/60`, {
+        token: cast.phone.accessToken,
       });
       assert.deepEqual(
         (await watching()).streams.map((stream) => stream.deviceId),
@@ -144,16 +140,16 @@ describe('playback streams', () => {
     });
 
     it('DELETE ends the device’s stream: 204, and 204 again', async () => {
-      assert.equal((await stop(tv.accessToken)).statusCode, 204);
+      assert.equal((await stop(cast.tv.accessToken)).statusCode, 204);
       assert.deepEqual((await watching()).streams, []);
-      const again = await stop(tv.accessToken);
+      const again = await stop(cast.tv.accessToken);
       assert.equal(again.statusCode, 204);
       assert.equal(again.body, '');
     });
 
     for (const type of ['application/bson', 'application/ubjson', 'application/xml'] as const) {
       it(`answers the stream in ${type}, and its errors too`, async () => {
-        const response = await start(tv.accessToken, tvPath(7100, 42), type);
+        const response = await start(cast.tv.accessToken, tvPath(7100, 42), type);
         assert.equal(response.statusCode, 200, response.body);
         assert.ok(String(response.headers['content-type']).startsWith(type));
         const body = (await readBody(response)) as Record<string, unknown>;
@@ -162,7 +158,7 @@ describe('playback streams', () => {
         assert.equal(Number(stream.contentId), 7100);
         assert.equal(Number(stream.offset), 42);
         if (type === 'application/xml') assert.match(response.body, /^<\?xml[^>]*>\s*<Stream/);
-        const refused = await start(tv.accessToken, tvPath(7100, -1), type);
+        const refused = await start(cast.tv.accessToken, tvPath(7100, -1), type);
         assert.equal(refused.statusCode, 400);
         assert.equal(errorOf(type, await readBody(refused)).code, 'BAD_REQUEST');
       });
@@ -172,7 +168,7 @@ describe('playback streams', () => {
   describe('errors', () => {
     it('400 for a malformed content id or offset', async () => {
       for (const path of [tvPath('abc'), tvPath(1, 'x'), tvPath(1, 2147483648)]) {
-        const response = await start(tv.accessToken, path);
+        const response = await start(cast.tv.accessToken, path);
         assert.equal(response.statusCode, 400, path);
         assert.equal(response.json().code, 'BAD_REQUEST');
       }
@@ -180,14 +176,14 @@ describe('playback streams', () => {
 
     it('403 DEVICE_MISMATCH for another deviceId or class than the token’s', async () => {
       for (const path of [
-        `/smarttv/tv-2/users/${alice.userHash}/playback/1?offset=0`,
-        `/android/tv-1/users/${alice.userHash}/playback/1?offset=0`,
+        `/smarttv/tv-2/users/${cast.alice.userHash}/playback/1?offset=0`,
+        `/android/tv-1/users/${cast.alice.userHash}/playback/1?offset=0`,
       ]) {
-        const response = await start(tv.accessToken, path);
+        const response = await start(cast.tv.accessToken, path);
         assert.equal(response.statusCode, 403, path);
         assert.deepEqual(errorTypes(response), ['DEVICE_MISMATCH']);
       }
-      const stopped = await stop(tv.accessToken, `/smarttv/tv-2/users/${alice.userHash}/playback`);
+      const stopped = await stop(cast.tv.accessToken, `/smarttv/tv-2/users/${cast.alice.userHash}/playback`);
       assert.equal(stopped.statusCode, 403);
       assert.deepEqual(errorTypes(stopped), ['DEVICE_MISMATCH']);
     });
@@ -211,20 +207,20 @@ describe('playback streams', () => {
       const operator = await fx.call('PUT', tvPath(1), { key: fx.operatorKey });
       assert.equal(operator.statusCode, 403);
       assert.equal(
-        (await fx.call('DELETE', `/smarttv/tv-1/users/${alice.userHash}/playback`)).statusCode,
+        (await fx.call('DELETE', `/smarttv/tv-1/users/${cast.alice.userHash}/playback`)).statusCode,
         401,
       );
     });
 
     it('403 for another account’s device token, which starts and stops nothing', async () => {
-      await start(tv.accessToken, tvPath(7200, 0));
+      await start(cast.tv.accessToken, tvPath(7200, 0));
       const other = await start(
-        bobTv.accessToken,
-        `/smarttv/tv-b/users/${alice.userHash}/playback/1?offset=0`,
+        cast.bobTv.accessToken,
+        `/smarttv/tv-b/users/${cast.alice.userHash}/playback/1?offset=0`,
       );
       assert.equal(other.statusCode, 403);
       assert.deepEqual(errorTypes(other), ['ACCESS_DENIED']);
-      const stopped = await stop(bobTv.accessToken);
+      const stopped = await stop(cast.bobTv.accessToken);
       assert.equal(stopped.statusCode, 403);
       assert.deepEqual(
         (await watching()).streams.map((stream) => stream.deviceId),
@@ -233,11 +229,11 @@ describe('playback streams', () => {
     });
 
     it('401 with the token of a closed session', async () => {
-      const closed = await fx.signIn(alice.email, 'tv-closed');
-      await fx.api.sessions.closeDeviceSessions(alice.accountNumber, 'tv-closed', 'All');
+      const closed = await fx.signIn(cast.alice.email, 'tv-closed');
+      await fx.api.sessions.closeDeviceSessions(cast.alice.accountNumber, 'tv-closed', 'All');
       const response = await start(
         closed.accessToken,
-        `/smarttv/tv-closed/users/${alice.userHash}/playback/1?offset=0`,
+        `/smarttv/tv-closed/users/${cast.alice.userHash}/playback/1?offset=0`,
       );
       assert.equal(response.statusCode, 401, response.body);
     });

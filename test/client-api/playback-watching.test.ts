@@ -6,7 +6,8 @@ import {
   accountsFixture,
   BASE,
   errorTypes,
-  type SignedIn,
+  type PlaybackCast,
+  playbackCast,
 } from './accounts-fixtures.ts';
 import { errorOf, readBody } from './media-formats.ts';
 
@@ -29,24 +30,20 @@ interface Listed {
  */
 describe('who is watching', () => {
   let fx: AccountsFixture;
-  let alice: { accountNumber: string; email: string; userHash: string };
-  let bob: { accountNumber: string; email: string; userHash: string };
-  let tv: SignedIn;
-  let phone: SignedIn;
-  let bobTv: SignedIn;
+  let cast: PlaybackCast;
 
   before(async () => {
     fx = await accountsFixture();
-    alice = await fx.account('acc-watch');
-    bob = await fx.account('acc-watch-bob');
+    cast = await playbackCast(
+      fx,
+      { alice: 'acc-watch', bob: 'acc-watch-bob' },
+      { tv: 'Salón', phone: 'Ana’s phone' },
+    );
     await fx.account('acc-watch-empty');
-    tv = await fx.signIn(alice.email, 'tv-1', { deviceName: 'Salón' });
-    phone = await fx.signIn(alice.email, 'phone-1', { deviceClass: 'android', deviceName: 'Ana’s phone' });
-    bobTv = await fx.signIn(bob.email, 'tv-b');
     for (const [token, path] of [
-      [tv.accessToken, `/smarttv/tv-1/users/${alice.userHash}/playback/9001?offset=120`],
-      [phone.accessToken, `/android/phone-1/users/${alice.userHash}/playback/9002?offset=5`],
-      [bobTv.accessToken, `/smarttv/tv-b/users/${bob.userHash}/playback/9003?offset=0`],
+      [cast.tv.accessToken, `/smarttv/tv-1/users/${cast.alice.userHash}/playback/9001?offset=120`],
+      [cast.phone.accessToken, `/android/phone-1/users/${cast.alice.userHash}/playback/9002?offset=5`],
+      [cast.bobTv.accessToken, `/smarttv/tv-b/users/${cast.bob.userHash}/playback/9003?offset=0`],
     ] as const) {
       const started = await fx.call('PUT', path, { token });
       assert.equal(started.statusCode, 200, started.body);
@@ -59,7 +56,7 @@ describe('who is watching', () => {
 
   describe('happy', () => {
     it('answers the account’s live streams, the earliest started first, and its limit', async () => {
-      const response = await watching(alice.accountNumber, { token: phone.accessToken });
+      const response = await watching(cast.alice.accountNumber, { token: cast.phone.accessToken });
       assert.equal(response.statusCode, 200, response.body);
       const body = response.json() as Listed;
       assert.equal(body.limit, 2);
@@ -85,7 +82,7 @@ describe('who is watching', () => {
       const empty = await watching('acc-watch-empty', { key: fx.operatorKey });
       assert.equal(empty.statusCode, 200, empty.body);
       assert.deepEqual(empty.json(), { limit: 2, streams: [] });
-      const bobs = (await watching(bob.accountNumber, { key: fx.operatorKey })).json() as Listed;
+      const bobs = (await watching(cast.bob.accountNumber, { key: fx.operatorKey })).json() as Listed;
       assert.deepEqual(
         bobs.streams.map((stream) => stream.deviceId),
         ['tv-b'],
@@ -95,8 +92,8 @@ describe('who is watching', () => {
     for (const type of ['application/bson', 'application/ubjson', 'application/xml'] as const) {
       it(`answers in ${type}, and its errors too`, async () => {
         const response = await fx.app.inject({
-          url: `${BASE}/accounts/${alice.accountNumber}/playback`,
-          headers: { accept: type, authorization: `Bearer ${tv.accessToken}` },
+          url: `${BASE}/accounts/${cast.alice.accountNumber}/playback`,
+          headers: { accept: type, authorization: `Bearer ${cast.tv.accessToken}` },
         });
         assert.equal(response.statusCode, 200, response.body);
         assert.ok(String(response.headers['content-type']).startsWith(type));
@@ -105,8 +102,8 @@ describe('who is watching', () => {
         assert.match(text, /Ana’s phone/);
         if (type === 'application/xml') assert.match(response.body, /^<\?xml[^>]*>\s*<Playback/);
         const refused = await fx.app.inject({
-          url: `${BASE}/accounts/${bob.accountNumber}/playback`,
-          headers: { accept: type, authorization: `Bearer ${tv.accessToken}` },
+          url: `${BASE}/accounts/${cast.bob.accountNumber}/playback`,
+          headers: { accept: type, authorization: `Bearer ${cast.tv.accessToken}` },
         });
         assert.equal(refused.statusCode, 403);
         assert.equal(errorOf(type, await readBody(refused)).type, 'ACCESS_DENIED');
@@ -137,16 +134,16 @@ describe('who is watching', () => {
 
   describe('security', () => {
     it('401 without credentials; 403 for another account’s device', async () => {
-      assert.equal((await watching(alice.accountNumber, {})).statusCode, 401);
-      const other = await watching(alice.accountNumber, { token: bobTv.accessToken });
+      assert.equal((await watching(cast.alice.accountNumber, {})).statusCode, 401);
+      const other = await watching(cast.alice.accountNumber, { token: cast.bobTv.accessToken });
       assert.equal(other.statusCode, 403);
       assert.deepEqual(errorTypes(other), ['ACCESS_DENIED']);
     });
 
     it('401 with the token of a closed session', async () => {
-      const closed = await fx.signIn(alice.email, 'tv-closed');
-      await fx.api.sessions.closeDeviceSessions(alice.accountNumber, 'tv-closed', 'All');
-      assert.equal((await watching(alice.accountNumber, { token: closed.accessToken })).statusCode, 401);
+      const closed = await fx.signIn(cast.alice.email, 'tv-closed');
+      await fx.api.sessions.closeDeviceSessions(cast.alice.accountNumber, 'tv-closed', 'All');
+      assert.equal((await watching(cast.alice.accountNumber, { token: closed.accessToken })).statusCode, 401);
     });
   });
 });

@@ -52,6 +52,40 @@ describe('client-api sessions', () => {
       assert.equal(refresh.statusCode, 401);
     });
 
+    it('a device left with no open session plays nothing: its stream ends with its last session, at once', async () => {
+      const owner = await f.account('ses-play');
+      const tv = await f.signIn(owner.email, 'tv-1');
+      await f.signIn(owner.email, 'tv-1', { qspVersion: 'V2' });
+      const phone = await f.signIn(owner.email, 'phone-1', { deviceClass: 'android' });
+      for (const [token, device] of [
+        [tv.accessToken, 'smarttv/tv-1'],
+        [phone.accessToken, 'android/phone-1'],
+      ] as const) {
+        const started = await f.call('PUT', `/${device}/users/${owner.userHash}/playback/77?offset=3`, {
+          token,
+        });
+        assert.equal(started.statusCode, 200, started.body);
+      }
+      const playing = async () => {
+        const watching = await f.call('GET', '/accounts/ses-play/playback', { token: phone.accessToken });
+        assert.equal(watching.statusCode, 200, watching.body);
+        return (watching.json() as { streams: Array<{ deviceId: string }> }).streams.map((s) => s.deviceId);
+      };
+      assert.deepEqual(await playing(), ['tv-1', 'phone-1']);
+      // One of the TV's two sessions closed: it is still signed in, and still plays.
+      const closeV2 = await f.call('DELETE', '/accounts/ses-play/devices/tv-1/sessions?qspVersion=V2', {
+        token: phone.accessToken,
+      });
+      assert.equal(closeV2.statusCode, 204);
+      assert.deepEqual(await playing(), ['tv-1', 'phone-1']);
+      // Its last session closed: its stream is over now, not PLAYBACK_STALE_AFTER later.
+      const closeAll = await f.call('DELETE', '/accounts/ses-play/devices/tv-1/sessions', {
+        token: phone.accessToken,
+      });
+      assert.equal(closeAll.statusCode, 204);
+      assert.deepEqual(await playing(), ['phone-1']);
+    });
+
     it('a qspVersion addresses only its own sessions; All addresses every one', async () => {
       await f.account('ses-2');
       const v2 = await f.signIn('ses-2@example.test', 'tv-1', { qspVersion: 'V2' });

@@ -5,10 +5,10 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { createAccountClient } from '../../src/agents/tools/account-client.ts';
 import { createAccountTools } from '../../src/agents/tools/account-tools.ts';
 import { createConfirmations } from '../../src/agents/tools/confirmations.ts';
-import { makeCallbackParam } from '../../src/assistant-auth/callbacks/callback-param.ts';
 import { createAssistantSigner } from '../../src/assistant-auth/signing/signer.ts';
 import { assistantIssuer } from '../../src/core/assistant-tokens.ts';
 import { CLIENT_API_AUDIENCE } from '../../src/core/delegation.ts';
+import { type DelegationFamily, type JsonInit, startDelegationFamily } from '../helpers/delegated.ts';
 import { startTestFamily, type TestCore } from '../helpers/harness.ts';
 import { signedInHousehold } from '../helpers/household.ts';
 
@@ -25,35 +25,15 @@ interface Answer {
  * agents' account tools driving it, confirmation included.
  */
 describe('delegated account actions', () => {
-  let core: TestCore;
-  let close: () => Promise<void>;
-  let clientApi: string;
-  let assistantAuth: string;
-  let runtimeKey: string;
+  let family: DelegationFamily;
 
-  async function call(
-    url: string,
-    init: { method?: string; token?: string; key?: string; body?: unknown } = {},
-  ) {
-    const response = await fetch(url, {
-      method: init.method ?? 'GET',
-      headers: {
-        accept: 'application/json',
-        ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
-        ...(init.key ? { 'x-api-key': init.key } : {}),
-        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined } as Answer;
-  }
+  const call = (url: string, init?: JsonInit): Promise<Answer> => family.call(url, init);
   const errorType = (answer: Answer) =>
     (answer.body as { errors?: Array<{ type: string }> }).errors?.[0]?.type;
 
   /** An account with one user and two signed-in devices, and an assistant user linked to it. */
   async function household(accountNumber: string) {
-    const tokens = await signedInHousehold(core, `${clientApi}${BASE}`, {
+    const tokens = await signedInHousehold(family.core, `${family.api}`, {
       accountNumber,
       email: `${accountNumber.toLowerCase()}@example.test`,
       devices: [
@@ -63,37 +43,19 @@ describe('delegated account actions', () => {
     });
     const bedroom = tokens[`${accountNumber}-bed`] ?? '';
     const living = tokens[`${accountNumber}-liv`] ?? '';
-    const { data } = makeCallbackParam(core, { identity: randomUUID(), channel: 'web', accountNumber });
-    const linked = await call(
-      `${assistantAuth}/users/assistantid/integrated?data=${encodeURIComponent(data)}`,
-    );
-    assert.equal(linked.status, 201);
-    const assistantId = (linked.body as { assistantId: string }).assistantId;
+    const assistantId = await family.linkedAssistant(accountNumber);
     return { accountNumber, assistantId, devices: { bedroom, living } };
   }
 
-  async function delegation(assistantId: string, scope?: string[]) {
-    const answer = await call(`${assistantAuth}/users/${assistantId}/delegations`, {
-      method: 'POST',
-      key: runtimeKey,
-      body: { audience: 'client-api', ...(scope ? { scope } : {}) },
-    });
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    return (answer.body as { token: string }).token;
-  }
-
   before(async () => {
-    ({ core, close } = await startTestFamily(['client-api', 'assistant-auth']));
-    clientApi = core.serviceUrl('client-api');
-    assistantAuth = core.serviceUrl('assistant-auth');
-    runtimeKey = (await core.apiKeys.create('runtime', 'assistant runtime')).key;
+    family = await startDelegationFamily();
   });
-  after(async () => close());
+  after(() => family.close());
 
   it('lists, renames, disables and signs out the linked account’s devices; the signed-out token is refused at once', async () => {
     const home = await household('DLG-1001');
-    const token = await delegation(home.assistantId);
-    const account = `${clientApi}${BASE}/accounts/${home.accountNumber}`;
+    const token = await family.delegation(home.assistantId);
+    const account = `${family.api}/accounts/${home.accountNumber}`;
     const listed = await call(`${account}/devices`, { token });
     assert.equal(listed.status, 200);
     const devices = listed.body as Array<{ mediaPlayerId: string; name: string }>;
@@ -114,7 +76,7 @@ describe('delegated account actions', () => {
       200,
       'the other stays',
     );
-    const audit = await core.database.db
+    const audit = await family.core.database.db
       .selectFrom('audit_log')
       .selectAll()
       .where('action', 'like', 'delegated:%')
@@ -128,12 +90,14 @@ describe('delegated account actions', () => {
   it('acts on its own account only, within its scopes, and never on operations it has no scope for', async () => {
     const home = await household('DLG-2001');
     const other = await household('DLG-2002');
-    const token = await delegation(home.assistantId);
-    const foreign = await call(`${clientApi}${BASE}/accounts/${other.accountNumber}/devices`, { token });
+    const token = await family.delegation(home.assistantId);
+    const foreign = await call(`${family.api}/accounts/${other.accountNumber}/devices`, {
+      token,
+    });
     assert.equal(foreign.status, 403);
     assert.equal(errorType(foreign), 'ACCESS_DENIED');
-    const readOnly = await delegation(home.assistantId, ['devices:read']);
-    const account = `${clientApi}${BASE}/accounts/${home.accountNumber}`;
+    const readOnly = await family.delegation(home.assistantId, ['devices:read']);
+    const account = `${family.api}/accounts/${home.accountNumber}`;
     assert.equal((await call(`${account}/devices`, { token: readOnly })).status, 200);
     const rename = await call(`${account}/devices/DLG-2001-liv/name`, {
       method: 'PUT',
@@ -156,7 +120,7 @@ describe('delegated account actions', () => {
       assert.equal(errorType(answer), 'ACCESS_DENIED');
     }
     assert.equal((await call(`${account}/devices/signed-in`, { token: readOnly })).status, 200);
-    const bookmarksOnly = await delegation(home.assistantId, ['bookmarks:read']);
+    const bookmarksOnly = await family.delegation(home.assistantId, ['bookmarks:read']);
     const recent = await call(`${account}/bookmarks?limit=5`, { token: bookmarksOnly });
     assert.equal(recent.status, 200, JSON.stringify(recent.body));
     assert.deepEqual(recent.body, []);
@@ -178,12 +142,12 @@ describe('delegated account actions', () => {
 
   it('refuses tampered, expired, wrong-audience and unknown-key tokens with 401', async () => {
     const home = await household('DLG-3001');
-    const token = await delegation(home.assistantId);
-    const url = `${clientApi}${BASE}/accounts/${home.accountNumber}/devices`;
+    const token = await family.delegation(home.assistantId);
+    const url = `${family.api}/accounts/${home.accountNumber}/devices`;
     const [header, payload, signature] = token.split('.');
     const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, acc: 'DLG-9999' })).toString('base64url');
-    const signer = createAssistantSigner(core);
+    const signer = createAssistantSigner(family.core);
     const base = {
       sub: home.assistantId,
       acc: home.accountNumber,
@@ -195,7 +159,7 @@ describe('delegated account actions', () => {
     const stranger = await generateKeyPair('ES256');
     const unknownKid = await new SignJWT({ ...base, jti: randomUUID() })
       .setProtectedHeader({ alg: 'ES256', kid: 'not-published', typ: 'JWT' })
-      .setIssuer(assistantIssuer(core))
+      .setIssuer(assistantIssuer(family.core))
       .setAudience(CLIENT_API_AUDIENCE)
       .setIssuedAt()
       .setExpirationTime('2m')
@@ -215,13 +179,13 @@ describe('delegated account actions', () => {
 
   it('the agents’ account tools sign a device out only after the confirmation, once', async () => {
     const home = await household('DLG-4001');
-    const agentsCore = Object.assign(Object.create(core), {
-      config: { ...core.config, ASSISTANT_RUNTIME_KEY: runtimeKey },
+    const agentsCore = Object.assign(Object.create(family.core), {
+      config: { ...family.core.config, ASSISTANT_RUNTIME_KEY: family.runtimeKey },
     }) as TestCore;
     const outcome = await createAccountClient(agentsCore).forSpeaker(home.assistantId);
     assert.ok(outcome.linked);
     const owner = { assistantId: home.assistantId, conversationId: randomUUID() };
-    const tools = createAccountTools(outcome.session, createConfirmations(core), owner);
+    const tools = createAccountTools(outcome.session, createConfirmations(family.core), owner);
     const listed = await tools.call('list_devices', {});
     assert.deepEqual(listed.status === 'devices' && listed.devices.map((device) => device.name).sort(), [
       'Bedroom TV',
@@ -229,7 +193,7 @@ describe('delegated account actions', () => {
     ]);
     const asked = await tools.call('sign_out_device', { device: 'the bedroom tv' });
     assert.equal(asked.status, 'confirmation_required');
-    const account = `${clientApi}${BASE}/accounts/${home.accountNumber}/devices`;
+    const account = `${family.api}/accounts/${home.accountNumber}/devices`;
     assert.equal((await call(account, { token: home.devices.bedroom })).status, 200, 'nothing ran yet');
     assert.equal((await tools.confirm()).status, 'done');
     assert.equal((await call(account, { token: home.devices.bedroom })).status, 401);

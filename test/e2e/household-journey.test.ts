@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { suiteChatPageFamily } from '../helpers/chat-page-family.ts';
-import { HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
+import { householdAccount } from '../helpers/household.ts';
+import { approvedOnPhone, tvCodeShown } from '../helpers/tv-page.ts';
 import { until } from '../helpers/until.ts';
 import {
   openWebChatPage,
@@ -45,22 +46,8 @@ describe('the household in Chromium: two TVs, a phone, the assistant', () => {
   async function signedInTv(browser: Browser, name: string): Promise<Page> {
     const tv = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
     await tv.goto(`${clientApi()}/tv?name=${encodeURIComponent(name)}`);
-    await tv
-      .locator('#tv-code')
-      .filter({ hasText: /^[A-Z]{4}-[A-Z]{4}$/ })
-      .waitFor(step);
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    try {
-      const approval = await phone.newPage();
-      await approval.goto((await tv.textContent('#tv-link')) ?? '');
-      await approval.fill('#username', EMAIL);
-      await approval.fill('#password', HOUSEHOLD_PASSWORD);
-      await approval.click('button[type="submit"]');
-      await approval.getByRole('button', { name: 'Sign it in' }).click(step);
-      await approval.getByText('Your TV is signed in').waitFor(step);
-    } finally {
-      await phone.close();
-    }
+    await tvCodeShown(tv);
+    await approvedOnPhone(browser, tv, EMAIL);
     await tv.getByText('Ready for commands').waitFor(step);
     return tv;
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { type PostgresCluster, postgresBin, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { deviceToken } from '../helpers/household.ts';
 import { keepAliveClient } from '../helpers/nginx.ts';
 import {
   type NginxFamily,
@@ -123,18 +124,9 @@ describe('nginx in front of two processes on one PostgreSQL: rolling restart and
     // One device per client, each signed in through nginx.
     const tokens: string[] = [];
     for (let client = 0; client < CLIENTS; client++) {
-      const response = await fetch(clientApi('/auth/smarttv/users/authenticate'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username: 'ngx-1@example.test',
-          password: PASSWORD,
-          deviceId: `ngx-tv-${client}`,
-        }),
-      });
-      const body = (await response.json()) as { tokens: { accessToken: string } };
-      assert.equal(response.status, 200, JSON.stringify(body));
-      tokens.push(body.tokens.accessToken);
+      tokens.push(
+        await deviceToken(clientApi(''), 'ngx-1@example.test', `ngx-tv-${client}`, { password: PASSWORD }),
+      );
     }
 
     const phases = new Set<Phase>(['steady']);

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase } from '../helpers/harness.ts';
+import { deviceToken } from '../helpers/household.ts';
 import { keepAliveClient } from '../helpers/nginx.ts';
-import { type NginxFamily, nginxFamilySkip, startNginxFamily } from '../helpers/nginx-family.ts';
+import { type NginxFamily, nginxFamilySkip, startNginxHousehold } from '../helpers/nginx-family.ts';
 import { until } from '../helpers/until.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 const CLIENTS = 6;
 /** Saves sent in all: 10,000 for the figures of docs/deployment.md (SIGTERM_SAVES=10000), fewer in `npm test`. */
 const SAVES = Number(process.env.SIGTERM_SAVES ?? 1500);
@@ -21,43 +20,23 @@ describe('nginx in front of two processes: a rolling restart by plain SIGTERM lo
   skip: nginxFamilySkip(),
   timeout: 1_800_000,
 }, () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let family: NginxFamily;
   let userHash = '';
 
   before(async () => {
-    database = await createTestDatabase();
-    family = await startNginxFamily({
-      name: 'sigterm',
-      databaseUrl: database.url,
-      account: 'sig-1',
-      email: 'sig-1@example.test',
-      password: PASSWORD,
-    });
+    family = await startNginxHousehold('sigterm', 'sig-1');
     userHash = family.userHash;
   });
 
   after(async () => {
     await family?.stop();
-    await database?.drop();
   });
 
   it(`${SAVES} saves (at least) across rolling restarts by plain SIGTERM: each answered 200 by the family`, async () => {
     const clientApi = (path: string) => `${family.nginx.urls[0]}${BASE}${path}`;
     const tokens: string[] = [];
     for (let client = 0; client < CLIENTS; client++) {
-      const response = await fetch(clientApi('/auth/smarttv/users/authenticate'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username: 'sig-1@example.test',
-          password: PASSWORD,
-          deviceId: `sig-tv-${client}`,
-        }),
-      });
-      const body = (await response.json()) as { tokens: { accessToken: string } };
-      assert.equal(response.status, 200, JSON.stringify(body));
-      tokens.push(body.tokens.accessToken);
+      tokens.push(await deviceToken(clientApi(''), 'sig-1@example.test', `sig-tv-${client}`));
     }
 
     const answers: Array<{ status: number; contentType: string; body: string; restarting: boolean }> = [];

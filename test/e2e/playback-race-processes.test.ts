@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
-import { freePort, startServe } from '../helpers/processes.ts';
+import { deviceToken, householdAccount } from '../helpers/household.ts';
+import { serveClientApis } from '../helpers/processes.ts';
 
 const BASE = '/api/v1';
 const DEVICES = 6;
-
-type Serve = Awaited<ReturnType<typeof startServe>>;
 
 /**
  * The stream limit across two real `sintonia serve` processes on one store (SQLite file or PostgreSQL):
@@ -18,42 +16,22 @@ describe('playback streams across two processes', () => {
   let core: TestCore;
   let operatorKey: string;
   let userHash: string;
-  const urls: string[] = [];
-  const processes: Serve[] = [];
+  let urls: string[] = [];
+  let stopServing = async () => {};
   const tokens: string[] = [];
 
   before(async () => {
     core = await createTestCore({ SINTONIA_DEMO: '0' });
     userHash = await householdAccount(core, { accountNumber: 'pr-1', email: 'pr-1@example.test' });
     operatorKey = (await core.apiKeys.create('backoffice', 'playback race test')).key;
-    for (let index = 0; index < 2; index++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const env = { ...core.env, CLIENT_API_PORT: String(port), LOG_LEVEL: 'warn' };
-      processes.push(await startServe(['--service', 'client-api'], env, [url]));
-      urls.push(url);
-    }
+    ({ urls, stop: stopServing } = await serveClientApis(core.env));
     for (let index = 0; index < DEVICES; index++) {
-      const response = await fetch(`${urls[index % 2]}${BASE}/auth/smarttv/users/authenticate`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username: 'pr-1@example.test',
-          password: HOUSEHOLD_PASSWORD,
-          deviceId: `d-${index}`,
-        }),
-      });
-      const body = (await response.json()) as { tokens: { accessToken: string } };
-      assert.equal(response.status, 200, JSON.stringify(body));
-      tokens.push(body.tokens.accessToken);
+      tokens.push(await deviceToken(`${urls[index % 2]}${BASE}`, 'pr-1@example.test', `d-${index}`));
     }
   });
 
   after(async () => {
-    for (const serve of processes) {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
-    }
+    await stopServing();
     await core.dispose();
   });
 

@@ -4,8 +4,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium, watchPage } from '../helpers/docs-page.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { HOUSEHOLD_PASSWORD, signedInHousehold } from '../helpers/household.ts';
+import { signedInHousehold } from '../helpers/household.ts';
 import { horizontalOverflow, seriousAccessibilityProblems } from '../helpers/page-checks.ts';
+import { approvedOnPhone, tvCodeShown } from '../helpers/tv-page.ts';
 import { until } from '../helpers/until.ts';
 import { PAGE_STEP_CEILING_MS } from '../helpers/webchat-page.ts';
 
@@ -74,22 +75,10 @@ describe('the TV page: sign in by code, play, obey the household', () => {
     page = await tv.newPage();
     const problems = await watchPage(page);
     await page.goto(api('/tv'));
-    const code = page.locator('#tv-code');
-    await code.filter({ hasText: /^[A-Z]{4}-[A-Z]{4}$/ }).waitFor(step);
+    await tvCodeShown(page);
     assert.deepEqual(await seriousAccessibilityProblems(page), []);
 
-    const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    try {
-      const approval = await phoneContext.newPage();
-      await approval.goto((await page.textContent('#tv-link')) ?? '');
-      await approval.fill('#username', EMAIL);
-      await approval.fill('#password', HOUSEHOLD_PASSWORD);
-      await approval.click('button[type="submit"]');
-      await approval.getByRole('button', { name: 'Sign it in' }).click(step);
-      await approval.getByText('Your TV is signed in').waitFor(step);
-    } finally {
-      await phoneContext.close();
-    }
+    await approvedOnPhone(browser, page, EMAIL);
 
     await page.getByText(`Signed in as ${EMAIL}.`).waitFor(step);
     await page.getByText('Ready for commands').waitFor(step);

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { composeClientApi } from '../../src/client-api/composition.ts';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { freePort, startServe } from '../helpers/processes.ts';
+import { deviceToken, HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
+import { serveClientApis } from '../helpers/processes.ts';
 
 const BASE = '/api/v1';
-const PASSWORD = 'correct horse battery';
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-type Serve = Awaited<ReturnType<typeof startServe>>;
 
 /**
  * Two real `sintonia serve` processes on one store (PostgreSQL in the suite's second pass), as behind a
@@ -18,45 +15,18 @@ type Serve = Awaited<ReturnType<typeof startServe>>;
 describe('TV sign-in across two client-api processes on one store', () => {
   let core: TestCore;
   let phone = '';
-  const urls: string[] = [];
-  const processes: Serve[] = [];
+  let urls: string[] = [];
+  let stopServing = async () => {};
 
   before(async () => {
     core = await createTestCore({ SINTONIA_DEMO: '0' });
-    const api = composeClientApi(core);
-    await api.accounts.create('tv2p-1');
-    await api.users.create({
-      accountNumber: 'tv2p-1',
-      email: 'tv2p@example.test',
-      password: PASSWORD,
-      profiles: [],
-    });
-    for (let index = 0; index < 2; index++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const env = {
-        ...core.env,
-        CLIENT_API_PORT: String(port),
-
-        LOG_LEVEL: 'warn',
-      };
-      processes.push(await startServe(['--service', 'client-api'], env, [url]));
-      urls.push(url);
-    }
-    const signedIn = await fetch(url(0, '/auth/android/users/authenticate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'tv2p@example.test', password: PASSWORD, deviceId: 'phone' }),
-    });
-    assert.equal(signedIn.status, 200);
-    phone = ((await signedIn.json()) as { tokens: { accessToken: string } }).tokens.accessToken;
+    await householdAccount(core, { accountNumber: 'tv2p-1', email: 'tv2p@example.test', profiles: [] });
+    ({ urls, stop: stopServing } = await serveClientApis(core.env));
+    phone = await deviceToken(url(0, ''), 'tv2p@example.test', 'phone', { deviceClass: 'android' });
   });
 
   after(async () => {
-    for (const serve of processes) {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
-    }
+    await stopServing();
     await core.dispose();
   });
 
@@ -122,7 +92,7 @@ describe('TV sign-in across two client-api processes on one store', () => {
     const confirm = await form(0, '/device', {
       user_code: codes.user_code,
       username: 'tv2p@example.test',
-      password: PASSWORD,
+      password: HOUSEHOLD_PASSWORD,
     });
     assert.equal(confirm.status, 200);
     const ticket = /name="ticket" value="([^"]+)"/.exec(confirm.text)?.[1] ?? '';

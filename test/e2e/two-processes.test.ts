@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestCore, type TestCore } from '../helpers/harness.ts';
-import { HOUSEHOLD_PASSWORD, householdAccount } from '../helpers/household.ts';
-import { freePort, startServe } from '../helpers/processes.ts';
+import { deviceToken, householdAccount } from '../helpers/household.ts';
+import { serveClientApis } from '../helpers/processes.ts';
 
 const BASE = '/api/v1';
-
-type Serve = Awaited<ReturnType<typeof startServe>>;
 
 /**
  * Two real `sintonia serve` processes on one store (SQLite file or PostgreSQL database), as behind a load
@@ -17,8 +15,8 @@ describe('two client-api processes on one store', () => {
   let core: TestCore;
   let operatorKey: string;
   let userHash: string;
-  const urls: string[] = [];
-  const processes: Serve[] = [];
+  let urls: string[] = [];
+  let stopServing = async () => {};
 
   before(async () => {
     core = await createTestCore({ SINTONIA_DEMO: '0' });
@@ -28,36 +26,18 @@ describe('two client-api processes on one store', () => {
       profiles: [],
     });
     operatorKey = (await core.apiKeys.create('backoffice', 'two-processes test')).key;
-    for (let index = 0; index < 2; index++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      // Same environment, same master key: what two processes of one deployment get.
-      const env = { ...core.env, CLIENT_API_PORT: String(port), LOG_LEVEL: 'warn' };
-      processes.push(await startServe(['--service', 'client-api'], env, [url]));
-      urls.push(url);
-    }
+    ({ urls, stop: stopServing } = await serveClientApis(core.env));
   });
 
   after(async () => {
-    for (const serve of processes) {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
-    }
+    await stopServing();
     await core.dispose();
   });
 
   const url = (which: number, path: string) => `${urls[which] ?? ''}${BASE}${path}`;
 
-  async function signIn(which: number, deviceId: string): Promise<string> {
-    const response = await fetch(url(which, '/auth/smarttv/users/authenticate'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'tp-1@example.test', password: HOUSEHOLD_PASSWORD, deviceId }),
-    });
-    const body = (await response.json()) as { tokens: { accessToken: string } };
-    assert.equal(response.status, 200, JSON.stringify(body));
-    return body.tokens.accessToken;
-  }
+  const signIn = (which: number, deviceId: string) =>
+    deviceToken(url(which, ''), 'tp-1@example.test', deviceId);
 
   const call = async (which: number, method: string, path: string, token: string) => {
     const response = await fetch(url(which, path), { method, headers: { authorization: `Bearer ${token}` } });

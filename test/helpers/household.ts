@@ -31,14 +31,29 @@ export async function signedInHousehold(
   await householdAccount(core, household);
   const tokens: Record<string, string> = {};
   for (const [deviceId, deviceName] of household.devices) {
-    const response = await fetch(`${clientApiUrl}/auth/smarttv/users/authenticate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: email, password: HOUSEHOLD_PASSWORD, deviceId, deviceName }),
-    });
-    const body = (await response.json()) as { tokens?: { accessToken: string } };
-    assert.equal(response.status, 200, JSON.stringify(body));
-    tokens[deviceId] = body.tokens?.accessToken ?? '';
+    tokens[deviceId] = await deviceToken(clientApiUrl, email, deviceId, { deviceName });
   }
   return tokens;
+}
+
+/**
+ * A device (a smarttv unless `deviceClass` says otherwise) signed in as `email` through client-api's real
+ * sign-in route at `clientApiUrl` (e.g. `http://127.0.0.1:3000/api/v1`), with HOUSEHOLD_PASSWORD unless told:
+ * answers its access token, asserting the 200.
+ */
+export async function deviceToken(
+  clientApiUrl: string,
+  email: string,
+  deviceId: string,
+  options: { deviceName?: string; password?: string; deviceClass?: string } = {},
+): Promise<string> {
+  const { deviceName, password = HOUSEHOLD_PASSWORD, deviceClass = 'smarttv' } = options;
+  const response = await fetch(`${clientApiUrl}/auth/${deviceClass}/users/authenticate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: email, password, deviceId, deviceName }),
+  });
+  const body = (await response.json()) as { tokens?: { accessToken: string } };
+  assert.equal(response.status, 200, JSON.stringify(body));
+  return body.tokens?.accessToken ?? '';
 }

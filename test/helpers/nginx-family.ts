@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { postgresBin } from '../../scripts/pg-cluster.mjs';
-import { testDatabase } from './harness.ts';
+import { createTestDatabase, testDatabase } from './harness.ts';
+import { HOUSEHOLD_PASSWORD } from './household.ts';
 import { NGINX, startNginx } from './nginx.ts';
 import { freePort, runCli, startServe } from './processes.ts';
 import { until } from './until.ts';
@@ -140,3 +141,28 @@ export async function startNginxFamily(options: NginxFamilyOptions) {
 }
 
 export type NginxFamily = Awaited<ReturnType<typeof startNginxFamily>>;
+
+/**
+ * startNginxFamily on a database of its own in the test run's PostgreSQL, for `account` and its user
+ * `<account>@example.test` (HOUSEHOLD_PASSWORD): its stop() also drops that database.
+ */
+export async function startNginxHousehold(name: string, account: string): Promise<NginxFamily> {
+  const database = await createTestDatabase();
+  const family = await startNginxFamily({
+    name,
+    databaseUrl: database.url,
+    account,
+    email: `${account}@example.test`,
+    password: HOUSEHOLD_PASSWORD,
+  }).catch(async (error: unknown) => {
+    await database.drop();
+    throw error;
+  });
+  return {
+    ...family,
+    async stop() {
+      await family.stop();
+      await database.drop();
+    },
+  };
+}

@@ -119,3 +119,35 @@ export async function serveAgents(coreEnv: Env, env: Env) {
   );
   return { url, ...served };
 }
+
+/**
+ * `count` processes of `sintonia serve --service client-api` over `coreEnv`'s store, each on a free port (same
+ * environment, same master key: what the processes of one deployment get), resolved once each answers: their
+ * base URLs (no path), and stop(), which ends each by SIGTERM and waits for it.
+ */
+export async function serveClientApis(
+  coreEnv: Env,
+  count = 2,
+): Promise<{ urls: string[]; stop(): Promise<void> }> {
+  const urls: string[] = [];
+  const processes: Array<Awaited<ReturnType<typeof startServe>>> = [];
+  const stop = async () => {
+    for (const serve of processes) {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  };
+  try {
+    for (let index = 0; index < count; index++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const env = { ...coreEnv, CLIENT_API_PORT: String(port), LOG_LEVEL: 'warn' };
+      processes.push(await startServe(['--service', 'client-api'], env, [url]));
+      urls.push(url);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { urls, stop };
+}

@@ -3,7 +3,8 @@ import type { RequestPattern } from './account-request.ts';
 /**
  * The household requests (issue 43), in Spanish or English: who is watching at home, stop / pause /
  * resume a device, continue on another device (handoff). Checked before the other account requests, so
- * "continue watching on the bedroom TV" is a handoff, not continue watching.
+ * "continue watching on the bedroom TV" is a handoff, not continue watching. "Stop recording …" / "para la
+ * grabación …" names no device: it is left to the recordings answer.
  */
 
 /** A device name as said: no quotes, no trailing punctuation. */
@@ -46,7 +47,7 @@ export const householdPatterns: RequestPattern[] = [
   },
   {
     pattern:
-      /^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(stop|pause|resume|unpause)\s+(?:playing\s+on\s+|playback\s+on\s+)?(.+)$|^\s*(?:por\s+favor,?\s+)?(para|det[eé]n|quita|pausa|reanuda|contin[uú]a)\s+((?:la|el|los|las|mi|mis)\s+.+)$/i,
+      /^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(stop|pause|resume|unpause)\s+(?!(?:the\s+|my\s+)?record)(?:playing\s+on\s+|playback\s+on\s+)?(.+)$|^\s*(?:por\s+favor,?\s+)?(para|det[eé]n|quita|pausa|reanuda|contin[uú]a)\s+((?:la|el|los|las|mi|mis)\s+(?!grabaci)\S.*)$/i,
     request: (match) => ({
       kind: 'tool',
       tool: 'control_device',

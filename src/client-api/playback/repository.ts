@@ -34,7 +34,7 @@ export type StartOutcome =
   | { kind: 'no-device' };
 
 /** A device's stream columns once it stopped. */
-const stopped = {
+export const stoppedStream = {
   stream_content_id: null,
   stream_offset: null,
   stream_since: null,
@@ -113,7 +113,7 @@ export function createPlaybackRepository(database: Database) {
         if (start.replacing !== undefined && start.replacing !== deviceId) {
           await trx
             .updateTable('devices')
-            .set(stopped)
+            .set(stoppedStream)
             .where('account_number', '=', accountNumber)
             .where('device_id', '=', start.replacing)
             .execute();
@@ -126,7 +126,7 @@ export function createPlaybackRepository(database: Database) {
     async stop(accountNumber: string, deviceId: string): Promise<void> {
       await db
         .updateTable('devices')
-        .set(stopped)
+        .set(stoppedStream)
         .where('account_number', '=', accountNumber)
         .where('device_id', '=', deviceId)
         .execute();

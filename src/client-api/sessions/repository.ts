@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../core/db/database.ts';
+import { stoppedStream } from '../playback/repository.ts';
 import type { AccountTables } from '../tables.ts';
 
 export type SessionRow = AccountTables['sessions'];
@@ -38,6 +39,30 @@ export function createSessionRepository(database: Database) {
     if (Number(count) > 0) signal?.change();
     return Number(count);
   };
+
+  /**
+   * A device left with no open session plays nothing: its stream ends with its last session, at once, not
+   * PLAYBACK_STALE_AFTER later (a signed-out TV's stream would otherwise hold a screen of the limit).
+   */
+  const endStreamsOfSignedOut = (accountNumber: string, deviceId?: string) =>
+    db
+      .updateTable('devices')
+      .set(stoppedStream)
+      .where('account_number', '=', accountNumber)
+      .$if(deviceId !== undefined, (query) => query.where('device_id', '=', deviceId ?? ''))
+      .where('stream_reported_at', 'is not', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('sessions')
+              .select('sessions.id')
+              .whereRef('sessions.account_number', '=', 'devices.account_number')
+              .whereRef('sessions.device_id', '=', 'devices.device_id')
+              .where('sessions.closed_at', 'is', null),
+          ),
+        ),
+      )
+      .execute();
 
   return {
     async insert(row: SessionRow): Promise<void> {
@@ -109,7 +134,9 @@ export function createSessionRepository(database: Database) {
         )
         .$if(filter.sessionId !== undefined, (query) => query.where('id', '=', filter.sessionId ?? ''))
         .executeTakeFirst();
-      return closed(result.numUpdatedRows);
+      const count = closed(result.numUpdatedRows);
+      if (count > 0) await endStreamsOfSignedOut(filter.accountNumber, filter.deviceId);
+      return count;
     },
 
     /** Ids of the account's devices with a session that is open and not idle (used at or after `idleBefore`). */
@@ -127,13 +154,16 @@ export function createSessionRepository(database: Database) {
     },
 
     async closeById(id: string, at: number): Promise<void> {
-      const result = await db
+      const row = await db
         .updateTable('sessions')
         .set({ closed_at: at })
         .where('id', '=', id)
         .where('closed_at', 'is', null)
+        .returning(['account_number', 'device_id'])
         .executeTakeFirst();
-      closed(result.numUpdatedRows);
+      if (!row) return;
+      closed(1);
+      await endStreamsOfSignedOut(row.account_number, row.device_id);
     },
   };
 }

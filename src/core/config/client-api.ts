@@ -36,6 +36,41 @@ export const clientApiVariables = {
     description:
       "Streams an account plays at once unless an operator set its own (PUT /accounts/{accountNumber}/stream-limit/{limit}); one more start is 409 STREAM_LIMIT_REACHED. Counted in the store under the account's lock: every process enforces it.",
   }),
+  COMMAND_STREAMS: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 15000,
+    description:
+      "client-api's device command streams (GET /{deviceClass}/{deviceId}/commands, Server-Sent Events) one process holds open, one per device at most (a device's second stream replaces its first); past it a stream is 503 COMMAND_STREAMS_FULL with Retry-After. Counted in the process; each idle stream holds about 15–18 KiB of memory (docs/scaling.md).",
+  }),
+  COMMAND_STREAM_KEEPALIVE: Type.Integer({
+    minimum: 1,
+    maximum: 300,
+    default: 25,
+    description:
+      "Seconds between the keep-alive comments of every command stream (one shared timer per process), under the 60 s idle timeout of common proxies. The same tick refreshes, in one update, the store's record of which streams the process holds; a record older than 3 ticks counts as gone (a dead process).",
+  }),
+  COMMAND_TTL: Type.Integer({
+    minimum: 5,
+    maximum: 86400,
+    default: 60,
+    description:
+      'Seconds a command sent to a device stays valid: not acknowledged by then it reads as `expired` and is not sent again when the stream resumes (Last-Event-ID).',
+  }),
+  COMMANDS_PER_SENDER: Type.Integer({
+    minimum: 1,
+    maximum: 1000000,
+    default: 30,
+    description:
+      "Commands one sender (a device, a delegated token's assistant user, an operator key) may send within REQUEST_LIMIT_WINDOW; then 429 COMMANDS_LIMITED with Retry-After. Counted in the store: every process enforces it.",
+  }),
+  COMMANDS_PER_DEVICE: Type.Integer({
+    minimum: 1,
+    maximum: 100000,
+    default: 50,
+    description:
+      'Commands a device may hold unacknowledged and unexpired (COMMAND_TTL); one more is 429 COMMANDS_PENDING_LIMITED with Retry-After (until the oldest expires). Counted in the store.',
+  }),
   SMTP_URL: secret({
     pattern: '^smtps?://',
     description:
@@ -176,7 +211,7 @@ export const clientApiVariables = {
     Type.String({
       pattern: '^https?://[^/?#]+$',
       description:
-        "client-api's public origin (`https://tv.example`), the TV sign-in's issuer and the origin of its verification page; unset: http://HOST:CLIENT_API_PORT.",
+        "client-api's public origin (`https://tv.example`), the TV sign-in's issuer, the origin of its verification page and of a command stream ticket's streamUrl; unset: http://HOST:CLIENT_API_PORT.",
     }),
   ),
   DEVICE_GRANT_CLIENT_IDS: Type.String({

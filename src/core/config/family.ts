@@ -111,39 +111,4 @@ export const familyVariables = {
     default: 10000,
     description: 'How long a graceful shutdown waits for in-flight requests.',
   }),
-  COMMAND_STREAMS: Type.Integer({
-    minimum: 1,
-    maximum: 1000000,
-    default: 15000,
-    description:
-      "client-api's device command streams (GET /{deviceClass}/{deviceId}/commands, Server-Sent Events) one process holds open, one per device at most (a device's second stream replaces its first); past it a stream is 503 COMMAND_STREAMS_FULL with Retry-After. Counted in the process; each idle stream costs a few KiB.",
-  }),
-  COMMAND_STREAM_KEEPALIVE: Type.Integer({
-    minimum: 1,
-    maximum: 300,
-    default: 25,
-    description:
-      "Seconds between the keep-alive comments of every command stream (one shared timer per process), under the 60 s idle timeout of common proxies. The same tick refreshes, in one update, the store's record of which streams the process holds; a record older than 3 ticks counts as gone (a dead process).",
-  }),
-  COMMAND_TTL: Type.Integer({
-    minimum: 5,
-    maximum: 86400,
-    default: 60,
-    description:
-      'Seconds a command sent to a device stays valid: not acknowledged by then it reads as `expired` and is not sent again when the stream resumes (Last-Event-ID).',
-  }),
-  COMMANDS_PER_SENDER: Type.Integer({
-    minimum: 1,
-    maximum: 1000000,
-    default: 30,
-    description:
-      "Commands one sender (a device, a delegated token's assistant user, an operator key) may send within REQUEST_LIMIT_WINDOW; then 429 COMMANDS_LIMITED with Retry-After. Counted in the store: every process enforces it.",
-  }),
-  COMMANDS_PER_DEVICE: Type.Integer({
-    minimum: 1,
-    maximum: 100000,
-    default: 50,
-    description:
-      'Commands a device may hold unacknowledged and unexpired (COMMAND_TTL); one more is 429 COMMANDS_PENDING_LIMITED with Retry-After (until the oldest expires). Counted in the store.',
-  }),
 };

@@ -103,3 +103,40 @@ export function suiteCoreAndModel(): { readonly core: TestCore; readonly model: 
     },
   };
 }
+
+/** A scripted model turn: a text answer, or tool calls (each a tool's name and its arguments as JSON text). */
+export type ScriptedTurn = { text: string } | { calls: Array<{ name: string; arguments: string }> };
+
+/** The assistant message of a chat completion answering `turn`; tool call `index` has the id `idOf(index)`. */
+export function scriptedMessage(turn: ScriptedTurn, idOf: (index: number) => string) {
+  return 'text' in turn
+    ? { role: 'assistant', content: turn.text }
+    : {
+        role: 'assistant',
+        content: null,
+        tool_calls: turn.calls.map((call, index) => ({ id: idOf(index), type: 'function', function: call })),
+      };
+}
+
+/**
+ * Answers a chat-completions request with `message` (as scriptedMessage makes it) as OpenAI does: one JSON
+ * completion, or, for a streamed request, the whole message as one delta then `[DONE]`.
+ */
+export function answerScripted(
+  request: ModelRequest,
+  response: ServerResponse,
+  message: ReturnType<typeof scriptedMessage>,
+): void {
+  if (request.body.stream) {
+    const delta =
+      message.tool_calls === undefined
+        ? { content: message.content }
+        : { tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })) };
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
+    response.end('data: [DONE]\n\n');
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+}

@@ -39,6 +39,9 @@ describe('account requests in Spanish and English', () => {
       },
     ],
     ['para grabar una serie, ¿qué hago?', undefined],
+    ['stop recording the match', undefined],
+    ['please stop the recording of the news', undefined],
+    ['para la grabación del partido', undefined],
     [
       'sign out the bedroom TV',
       { kind: 'tool', tool: 'sign_out_device', args: { device: 'the bedroom TV' } },

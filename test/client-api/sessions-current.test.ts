@@ -93,9 +93,11 @@ describe('client-api: closing the session the credential rests on', () => {
     return speakerOf(core, chat.conversationId);
   }
 
+  /** The hash of each account's user, by account number (for the playback routes). */
+  const userHashes = new Map<string, string>();
   const account = async (accountNumber: string) => {
     const email = `${accountNumber.toLowerCase()}@example.test`;
-    await householdAccount(core, { accountNumber, email });
+    userHashes.set(accountNumber, await householdAccount(core, { accountNumber, email }));
     return email;
   };
 
@@ -153,6 +155,28 @@ describe('client-api: closing the session the credential rests on', () => {
         audit.map((row) => row.action),
         ['delegated:AccountManagement_SignOutCurrentSessionAsync 204'],
       );
+    });
+
+    it('what a session close ends follows: the device’s stream ends with its last session', async () => {
+      const email = await account('CUR-6001');
+      const first = await signIn(email, 'tv-1');
+      const second = await signIn(email, 'tv-1');
+      const userHash = userHashes.get('CUR-6001');
+      const started = await call('PUT', `/smarttv/tv-1/users/${userHash}/playback/77?offset=3`, {
+        token: first.accessToken,
+      });
+      assert.equal(started.status, 200);
+      const playing = async () => {
+        const watching = await call('GET', '/accounts/CUR-6001/playback', { key: operatorKey });
+        assert.equal(watching.status, 200);
+        const body = JSON.parse(watching.bytes.toString()) as { streams: Array<{ deviceId: string }> };
+        return body.streams.map((stream) => stream.deviceId);
+      };
+      assert.deepEqual(await playing(), ['tv-1']);
+      assert.equal((await call('DELETE', CURRENT('CUR-6001'), { token: first.accessToken })).status, 204);
+      assert.deepEqual(await playing(), ['tv-1'], 'tv-1 is still signed in (its other session)');
+      assert.equal((await call('DELETE', CURRENT('CUR-6001'), { token: second.accessToken })).status, 204);
+      assert.deepEqual(await playing(), [], 'its last session closed: its stream is over');
     });
   });
 

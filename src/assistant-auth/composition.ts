@@ -10,6 +10,7 @@ import { createCallbackNonceRepository } from './callbacks/nonce-repository.ts';
 import { selectConversationChannel } from './channel/select-channel.ts';
 import { chatPageEnabled, chatPageSettings } from './chat-page/settings.ts';
 import { createChatSignIn } from './chat-page/sign-in.ts';
+import { createChatSignOut } from './chat-page/sign-out.ts';
 import { createAgentClient } from './directline/agent-client.ts';
 import { createAnswerClaimRepository } from './directline/answer-claims.ts';
 import { channelKeys, createChannelCredentials } from './directline/credentials.ts';
@@ -83,11 +84,12 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
   };
   const signer = createAssistantSigner(core, repositories.signingKeys);
   const clientApiUrl = () => `${core.serviceUrl('client-api')}${config.CLIENT_API_BASE_PATH}`;
+  const signIns = createSignInSessions(config, { signer, clientApiUrl });
   const users = createUserService(config, {
     repository: repositories.users,
     keys: userKeys(core),
     audit,
-    signIns: createSignInSessions(config, { signer, clientApiUrl }),
+    signIns,
   });
   const { channel, directLine } = selectConversationChannel(config, () =>
     composeDirectLine(core, signer, users, address, registry),
@@ -123,6 +125,7 @@ export function composeAssistantAuth(core: Core, registry: Registry = new Regist
             users,
             audit,
           }),
+          signOut: createChatSignOut({ directLine, users, signIns, audit }),
           /** Counts a token refused past CHAT_TOKEN_LIMIT in /metrics. */
           refused: () => core.metrics.limitRefused('chat_token_per_address'),
         }

@@ -11,8 +11,9 @@ export const CLIENT_API_AUDIENCE = 'sintonia-client-api';
 export const MAX_DELEGATION_TTL_SECONDS = 300;
 
 /**
- * The acting party of assistant-auth's own check of a sign-in's session: no API key obtained its token,
- * so it is the one actor client-api accepts without a live runtime key behind it.
+ * The acting party of assistant-auth's own calls about a sign-in's session (whether it is open; closing it
+ * at the chat page's sign-out): no API key obtained its token, so it is the one actor client-api accepts
+ * without a live runtime key behind it.
  */
 export const SIGN_IN_CHECK_ACTOR = 'assistant-auth:sign-in-check';
 

@@ -32,6 +32,8 @@ const accessTable: Array<{ method: Method; path: string; access: Access; body?: 
     body: 'Den',
   },
   { method: 'DELETE', path: '/accounts/{accountNumber}/sessions', access: 'account' },
+  // An operator key passes the guards, then is 409 NO_CURRENT_SESSION: it rests on no session.
+  { method: 'DELETE', path: '/accounts/{accountNumber}/sessions/current', access: 'account' },
   { method: 'DELETE', path: '/accounts/{accountNumber}/devices/{mediaPlayerId}/sessions', access: 'account' },
   { method: 'GET', path: '/accounts/{accountNumber}/userHash', access: 'account' },
   { method: 'HEAD', path: '/accounts/{accountNumber}/subscriptions/homezone', access: 'account' },

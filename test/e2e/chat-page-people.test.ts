@@ -15,6 +15,9 @@ const SCREENSHOTS = process.env.SINTONIA_CHAT_SCREENSHOTS;
 const suggestion = (chat: WebChatPage, name: string) =>
   chat.page.locator('button.webchat__suggested-action', { hasText: name }).first();
 
+/** The id of the element holding the focus ('' for none). */
+const focusedId = (chat: WebChatPage) => chat.page.evaluate(() => document.activeElement?.id ?? '');
+
 /** The page fits its window and axe-core finds nothing serious: asserted in every state a person meets. */
 async function assertFitsAndAccessible(chat: WebChatPage, state: string) {
   assert.equal(await horizontalOverflow(chat.page), 0, `${state}: the page scrolls sideways`);
@@ -24,10 +27,21 @@ async function assertFitsAndAccessible(chat: WebChatPage, state: string) {
 /**
  * The chat page as people meet it, on a phone (390 px) and a desktop (1280 px): a greeting in their
  * language with questions to press, a refused sign-in, a signed-in conversation that acts on a device,
- * and a long message; never wider than the window, and clean for axe-core (serious and critical).
+ * a long message, and the sign-out that brings the form back; never wider than the window, and clean for
+ * axe-core (serious and critical). In Spanish at 320 px, signed in and out too.
  */
 describe('the chat page for people: phone and desktop, greeting, accessible', () => {
+  // Every page here comes from one client address: all their tokens (anonymous, sign-ins, after each
+  // sign-out) count under one CHAT_TOKEN_LIMIT, more than its default 10 a window.
+  const pagesOfOneAddress = { CHAT_TOKEN_LIMIT: '30' };
+  let operatorKey = '';
   const suite = suiteChatPageFamily(async (core, clientApi) => {
+    operatorKey = (await core.apiKeys.create('backoffice', 'operator')).key;
+    await signedInHousehold(core, clientApi, {
+      accountNumber: 'PEOPLE-ES',
+      email: 'lucia@example.test',
+      devices: [['tv-es', 'Salón']],
+    });
     for (const width of WIDTHS) {
       await signedInHousehold(core, clientApi, {
         accountNumber: `PEOPLE-${width}`,
@@ -38,7 +52,17 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
         ],
       });
     }
-  });
+  }, pagesOfOneAddress);
+
+  /** The account's devices with an open session, as client-api answers an operator. */
+  const signedInDevices = async (accountNumber: string) => {
+    const response = await fetch(
+      `${suite.family.url('client-api')}/api/v1/accounts/${accountNumber}/devices/signed-in`,
+      { headers: { 'x-api-key': operatorKey, accept: 'application/json' } },
+    );
+    assert.equal(response.status, 200);
+    return (await response.json()) as string[];
+  };
 
   for (const width of WIDTHS) {
     it(`at ${width} px: greeting and questions, a refused then a good sign-in, a confirmed action, a long message`, async () => {
@@ -63,6 +87,7 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
         await submitSignIn(page, `ana-${width}@example.test`, HOUSEHOLD_PASSWORD);
         await page.getByText(`Signed in as ana-${width}@example.test.`, { exact: false }).waitFor();
         await chat.botSays(/You’re signed in/);
+        assert.equal(await focusedId(chat), 'sign-out', 'the focus moves from the gone form to the way out');
         await suggestion(chat, 'What devices do I have?').click();
         const listed = await chat.botSays(/You have 3 devices/);
         assert.match(listed, /Bedroom TV/);
@@ -79,6 +104,17 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
           mkdirSync(SCREENSHOTS, { recursive: true });
           await page.screenshot({ path: join(SCREENSHOTS, 'chat-desktop.png') });
         }
+
+        // Signing out with the keyboard: that sign-in's session ends, the form is back, anonymous again.
+        await page.getByRole('button', { name: 'Sign out', exact: true }).focus();
+        await page.keyboard.press('Enter');
+        await page.locator('#sign-in').waitFor({ state: 'visible' });
+        await chat.botSays(/Hello! I’m the Sintonia assistant/);
+        assert.equal(await page.locator('#signed-in').isHidden(), true);
+        assert.equal(await focusedId(chat), '', 'the focus is in the form again (its e-mail field)');
+        assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'username');
+        assert.deepEqual(await signedInDevices(`PEOPLE-${width}`), [`liv-${width}`], 'the chat page is out');
+        await assertFitsAndAccessible(chat, 'signed out again');
 
         assert.deepEqual(await chat.failedSends(), []);
         assert.deepEqual(chat.problems, [], 'console errors, failed or external requests on the page');
@@ -102,6 +138,14 @@ describe('the chat page for people: phone and desktop, greeting, accessible', ()
       await suggestion(chat, '¿Cómo grabo una serie?').click();
       await chat.botSays(/Para grabar, abre la ficha del programa/);
       await assertFitsAndAccessible(chat, 'Spanish, 320 px');
+      await submitSignIn(page, 'lucia@example.test', HOUSEHOLD_PASSWORD);
+      await page.getByText('Has iniciado sesión como lucia@example.test.', { exact: false }).waitFor();
+      const signOut = page.getByRole('button', { name: 'Cerrar sesión', exact: true });
+      await assertFitsAndAccessible(chat, 'Spanish, 320 px, signed in');
+      await signOut.click();
+      await page.getByRole('button', { name: 'Iniciar sesión', exact: true }).waitFor();
+      assert.equal(await signOut.isHidden(), true);
+      assert.deepEqual(await signedInDevices('PEOPLE-ES'), ['tv-es']);
       assert.deepEqual(chat.problems, []);
     } finally {
       await chat.close();

@@ -10,7 +10,8 @@ const BASE = '/api/v1';
 
 /**
  * The chat page as a person uses it: they sign in with their pay-TV account on the page, then ask the
- * assistant about their devices and sign one out with the Yes button, in the stock Web Chat.
+ * assistant about their devices and sign one out with the Yes button, in the stock Web Chat; then sign
+ * the page itself out (a failed attempt shown in the status line first) and are anonymous again.
  */
 describe('the chat page in Chromium: signed in, the assistant acts on the person’s devices', () => {
   const tokens: Record<string, string> = {};
@@ -62,6 +63,31 @@ describe('the chat page in Chromium: signed in, the assistant acts on the person
         await page.screenshot({ path: screenshot });
       }
       assert.deepEqual(await chat.failedSends(), []);
+      assert.deepEqual(chat.problems, [], 'console errors, failed or external requests on the page');
+
+      // A sign-out that fails says so in the status line and leaves the person signed in; the next works.
+      await page.route('**/chat/sign-out', (route) =>
+        route.fulfill({ status: 502, contentType: 'application/json', body: '{"errors":[]}' }),
+      );
+      const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
+      await signOut.click();
+      await page.getByText('Signing out did not work. Please try again.').waitFor();
+      assert.equal(
+        await page.getByText('Signed in as ana@example.test.', { exact: false }).isVisible(),
+        true,
+      );
+      chat.problems.length = 0; // the 502 is what this step made
+      await page.unroute('**/chat/sign-out');
+      await signOut.click();
+      await page.locator('#sign-in').waitFor({ state: 'visible' });
+      await chat.botSays(/Hello! I’m the Sintonia assistant/);
+      const chatPageSession = await fetch(
+        `${suite.family.url('client-api')}${BASE}/accounts/WEB-1001/devices/chat-page`,
+        { headers: { authorization: `Bearer ${tokens['web-liv']}`, accept: 'application/json' } },
+      );
+      assert.equal(chatPageSession.status, 200, 'the device stays registered');
+      await chat.send('what devices do I have?');
+      await chat.botSays(/I need your Sintonia account linked/);
       assert.deepEqual(chat.problems, [], 'console errors, failed or external requests on the page');
     } finally {
       await chat.close();

@@ -2,7 +2,7 @@ import { after, before } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { type RunningFamily, startFamily } from '../../src/family.ts';
 import { launchChromium } from './docs-page.ts';
-import { createTestCore, type TestCore } from './harness.ts';
+import { createTestCore, type Env, type TestCore } from './harness.ts';
 
 /** The client API's base path, under which households are signed in. */
 const BASE = '/api/v1';
@@ -13,13 +13,17 @@ const BASE = '/api/v1';
  * client API's URL (base path included). Closed after the suite. Read `browser`, `core` and `family` inside
  * the tests.
  */
-export function suiteChatPageFamily(households: (core: TestCore, clientApi: string) => Promise<void>) {
+export function suiteChatPageFamily(
+  households: (core: TestCore, clientApi: string) => Promise<void>,
+  /** Settings of the suite's core beyond CHAT_PAGE=on. */
+  env: Env = {},
+) {
   let browser: Browser | undefined;
   let core: TestCore | undefined;
   let family: RunningFamily | undefined;
   before(async () => {
     browser = await launchChromium();
-    core = await createTestCore({ CHAT_PAGE: 'on' });
+    core = await createTestCore({ CHAT_PAGE: 'on', ...env });
     const runtimeKey = (await core.apiKeys.create('runtime', 'agents runtime')).key;
     Object.assign(core.config, { ASSISTANT_RUNTIME_KEY: runtimeKey });
     family = await startFamily(core, ['client-api', 'assistant-auth', 'agents']);

@@ -7,7 +7,8 @@ import { pageTexts } from './page-texts.ts';
  * Chat that token, the Direct Line base the service named, the transport (`?transport=polling` for HTTP
  * polling instead of the websocket) and the page's style nonce, which Web Chat puts on the style
  * elements it creates so the page's CSP allows them. Once connected, Web Chat shows a greeting with
- * suggested first questions (buttons that send them), for a signed-out or a signed-in person.
+ * suggested first questions (buttons that send them), for a signed-out or a signed-in person. Signed in,
+ * the page says who is and offers a sign-out, which ends that sign-in and starts anonymous again.
  */
 export const pageScript = `'use strict';
 (function () {
@@ -135,22 +136,53 @@ export const pageScript = `'use strict';
   // Signing in starts a new conversation bound to the person, whose account the assistant may then act on.
   var form = document.getElementById('sign-in');
   var signedIn = document.getElementById('signed-in');
-  if (form) {
-    form.addEventListener('submit', function (event) {
-      event.preventDefault();
-      var fields = form.elements;
-      var username = fields.namedItem('username').value;
-      start(tokenRequest(form.getAttribute('data-sign-in-url'), { username: username, password: fields.namedItem('password').value }), true)
-        .then(function () {
-          form.hidden = true;
-          signedIn.textContent = fill(texts.signedIn, { user: username });
-          signedIn.hidden = false;
-        })
-        .catch(function (error) {
-          show(error && error.message ? error.message : texts.signInFailed);
-        });
-    });
-  }
+  var signedInAs = document.getElementById('signed-in-as');
+  var signOut = document.getElementById('sign-out');
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var fields = form.elements;
+    var username = fields.namedItem('username').value;
+    start(tokenRequest(form.getAttribute('data-sign-in-url'), { username: username, password: fields.namedItem('password').value }), true)
+      .then(function () {
+        form.reset();
+        form.hidden = true;
+        signedInAs.textContent = fill(texts.signedIn, { user: username });
+        signedIn.hidden = false;
+        // The form the focus was in is gone: it moves to the way out, beside who is signed in.
+        signOut.focus();
+      })
+      .catch(function (error) {
+        show(error && error.message ? error.message : texts.signInFailed);
+      });
+  });
+
+  // Signing out ends this sign-in (its session, not the person's other browsers'), proved by the current
+  // conversation's token (Direct Line keeps the renewed one), then starts a new anonymous conversation.
+  var signingOut = false;
+  signOut.addEventListener('click', function () {
+    if (signingOut || !current) return;
+    signingOut = true;
+    fetch(signOut.getAttribute('data-sign-out-url'), {
+      method: 'POST',
+      headers: { accept: 'application/json', authorization: 'Bearer ' + current.token },
+      credentials: 'same-origin',
+      cache: 'no-store',
+    })
+      .then(function (response) {
+        if (!response.ok) throw new Error(texts.signOutFailed);
+        signedIn.hidden = true;
+        signedInAs.textContent = '';
+        form.hidden = false;
+        form.elements.namedItem('username').focus();
+        return start(tokenRequest(root.getAttribute('data-token-url')), false);
+      })
+      .catch(function (error) {
+        show(error && error.message ? error.message : texts.signOutFailed);
+      })
+      .then(function () {
+        signingOut = false;
+      });
+  });
 })();
 `;
 
@@ -188,7 +220,9 @@ main {
 #sign-in .fields { max-width: 832px; display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; }
 #sign-in label { display: flex; flex-direction: column; gap: 2px; flex: 1 1 12rem; min-width: 0; }
 #sign-in input { width: 100%; min-width: 0; padding: 6px 8px; font: inherit; border: 1px solid #64748b; border-radius: 4px; }
-#sign-in button {
+#signed-in { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+#signed-in p { margin: 0; flex: 1 1 12rem; min-width: 0; }
+#sign-in button, #sign-out {
   flex: 0 0 auto;
   padding: 7px 16px;
   font: inherit;
@@ -198,7 +232,7 @@ main {
   border-radius: 4px;
   cursor: pointer;
 }
-#sign-in input:focus-visible, #sign-in button:focus-visible { outline: 3px solid #f59e0b; outline-offset: 1px; }
+#sign-in input:focus-visible, #sign-in button:focus-visible, #sign-out:focus-visible { outline: 3px solid #f59e0b; outline-offset: 1px; }
 #sign-in[hidden], #signed-in[hidden], #chat-status[hidden] { display: none; }
 /* Web Chat's bubbles: a long word (a link, an id) wraps instead of widening the page. */
 #webchat .webchat__bubble__content, #webchat .webchat__suggested-action { overflow-wrap: anywhere; word-break: break-word; min-width: 0; }

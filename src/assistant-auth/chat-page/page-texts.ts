@@ -14,6 +14,8 @@ export const pageTexts = {
     signIn: 'Sign in',
     connecting: 'Connecting…',
     signedIn: 'Signed in as {user}. The assistant can now see and change your account.',
+    signOut: 'Sign out',
+    signOutFailed: 'Signing out did not work. Please try again.',
     greeting:
       'Hello! I’m the Sintonia assistant. I can tell you how to see what’s on and how to record and, once you sign in, look after your devices and what’s playing at home. Try one of these:',
     greetingSignedIn:
@@ -39,6 +41,8 @@ export const pageTexts = {
     signIn: 'Iniciar sesión',
     connecting: 'Conectando…',
     signedIn: 'Has iniciado sesión como {user}. El asistente ya puede ver y cambiar tu cuenta.',
+    signOut: 'Cerrar sesión',
+    signOutFailed: 'No se ha podido cerrar la sesión. Inténtalo de nuevo.',
     greeting:
       '¡Hola! Soy el asistente de Sintonia. Puedo decirte cómo ver qué echan y cómo grabar y, cuando inicies sesión, cuidar de tus dispositivos y de lo que se ve en casa. Prueba con una de estas:',
     greetingSignedIn:

@@ -5,6 +5,7 @@ import type { ChatPageSettings } from './settings.ts';
 export const CHAT_PATH = '/chat';
 export const CHAT_TOKEN_PATH = '/chat/token';
 export const CHAT_SIGN_IN_PATH = '/chat/sign-in';
+export const CHAT_SIGN_OUT_PATH = '/chat/sign-out';
 export const CHAT_ASSETS_PATH = '/chat/assets';
 
 /** A fresh style nonce per page: Web Chat's style elements carry it; nothing else may add styles. */
@@ -42,7 +43,10 @@ export function chatPageCsp(settings: ChatPageSettings, nonce: string): string {
 const escapeAttribute = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The page: header, the sign-in form, a status line until Web Chat is up, and Web Chat's container. */
+/**
+ * The page: header, the sign-in form (or, signed in, who is and a sign-out button), a status line until
+ * Web Chat is up, and Web Chat's container.
+ */
 export function chatPageHtml(
   files: { webChat: string; script: string; style: string },
   nonce: string,
@@ -77,7 +81,10 @@ export function chatPageHtml(
 <button type="submit" data-text="signIn">${text.signIn}</button>
 </div>
 </form>
-<p id="signed-in" role="status" hidden></p>
+<div id="signed-in" hidden>
+<p id="signed-in-as" role="status"></p>
+<button type="button" id="sign-out" data-sign-out-url="${CHAT_SIGN_OUT_PATH}" data-text="signOut">${text.signOut}</button>
+</div>
 <p id="chat-status" role="status" data-text="connecting">${text.connecting}</p>
 <main id="webchat" data-token-url="${CHAT_TOKEN_PATH}"></main>
 </body>

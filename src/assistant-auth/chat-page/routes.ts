@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { httpErrors, subsystemErrors } from '../../core/errors.ts';
 import { requestLimiter } from '../../core/http/request-limits.ts';
-import type { App } from '../../core/http/service-app.ts';
+import { type App, noContent } from '../../core/http/service-app.ts';
 import { clientAddressGroup } from '../../core/limits/client-address.ts';
 import { channelErrors } from '../channel/errors.ts';
 import type { AssistantAuth } from '../composition.ts';
@@ -13,6 +13,7 @@ import {
   CHAT_ASSETS_PATH,
   CHAT_PATH,
   CHAT_SIGN_IN_PATH,
+  CHAT_SIGN_OUT_PATH,
   CHAT_TOKEN_PATH,
   chatPageCsp,
   chatPageHtml,
@@ -147,5 +148,34 @@ export function chatPageRoutes(
       reply.header('cache-control', 'no-store');
       return { token, expires_in, conversationId, domain: chatPage.settings().domain };
     },
+  );
+
+  app.post(
+    CHAT_SIGN_OUT_PATH,
+    access.route(
+      {
+        id: 'signOutOnChatPage',
+        summary: 'The chat page’s sign-out: ends the sign-in the conversation token speaks for.',
+        description:
+          'The page sends its current conversation token (`Authorization: Bearer`). The client-api session that sign-in opened, and only that one (every browser signs in as the same device `chat-page`), is closed at client-api; then its assistant user is removed, so the conversation speaks for nobody and the agents get no delegation for it. A token whose sign-in has ended already answers 204 too; an anonymous conversation’s is 409. When client-api cannot be reached, 502 and nothing is removed.',
+        tag: 'conversation channel',
+        access: 'open',
+        errors: [
+          directLineErrors.DIRECTLINE_CREDENTIALS_MISSING,
+          directLineErrors.DIRECTLINE_CREDENTIALS_INVALID,
+          directLineErrors.DIRECTLINE_TOKEN_EXPIRED,
+          directLineErrors.DIRECTLINE_CONVERSATION_NOT_FOUND,
+          chatPageErrors.CHAT_NOT_SIGNED_IN,
+          channelErrors.CHANNEL_BINDING_UNSUPPORTED,
+          subsystemErrors.SUBSYSTEM_ERROR,
+        ],
+      },
+      { hide: true, response: { 204: Type.Null() } },
+    ),
+    async (request, reply) =>
+      noContent(
+        reply.header('cache-control', 'no-store'),
+        chatPage.signOut(request.headers.authorization, request.id),
+      ),
   );
 }

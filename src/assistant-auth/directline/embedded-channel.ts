@@ -43,6 +43,11 @@ export interface EmbeddedDirectLine {
   uploads: UploadQuota;
   /** The pages that may open a stream (DIRECTLINE_ALLOWED_ORIGINS and the service's own origin). */
   streamOrigins: StreamOrigins;
+  /**
+   * The assistant user a conversation speaks for: null when anonymous or once that user was removed,
+   * undefined when there is no such conversation.
+   */
+  speakerOf(conversationId: string): Promise<string | null | undefined>;
   /** Removes idle conversations, answers what a stopped process left pending, starts the stream hub. */
   start(): Promise<void>;
   /** Stops the workers, closes the streams and waits for the agent calls under way. */
@@ -154,6 +159,9 @@ export function createEmbeddedDirectLine({
     hub,
     uploads,
     streamOrigins: createStreamOrigins(settings.DIRECTLINE_ALLOWED_ORIGINS, address),
+    async speakerOf(conversationId) {
+      return (await repository.find(conversationId))?.assistantId;
+    },
     async start() {
       hub.start();
       await purge.start();

@@ -242,6 +242,13 @@ export function createUserService(
       return signIn === undefined || signIns.isOpen(assistantId, signIn);
     },
 
+    /** The client API session the user's link rests on (a chat page sign-in's); undefined for none or no user. */
+    async signInSession(assistantId: string): Promise<SignInSession | undefined> {
+      const row = await repository.findById(assistantId);
+      const link = row && linkOf(row);
+      return link && signInOf(link);
+    },
+
     /** Whether the user is there, valid and still linked to this account: what a delegated token rests on. */
     async holdsLink(assistantId: string, accountNumber: string): Promise<boolean> {
       const row = await repository.findById(assistantId);

@@ -19,6 +19,8 @@ export interface SessionFilter {
   deviceId?: string;
   /** Undefined addresses every qspVersion (`All`). */
   qspVersion?: string;
+  /** One session only (a sign-out of the session a credential rests on). */
+  sessionId?: string;
 }
 
 export function createSessionRepository(database: Database) {
@@ -130,6 +132,7 @@ export function createSessionRepository(database: Database) {
         .$if(filter.qspVersion !== undefined, (query) =>
           query.where('qsp_version', '=', filter.qspVersion ?? ''),
         )
+        .$if(filter.sessionId !== undefined, (query) => query.where('id', '=', filter.sessionId ?? ''))
         .executeTakeFirst();
       const count = closed(result.numUpdatedRows);
       if (count > 0) await endStreamsOfSignedOut(filter.accountNumber, filter.deviceId);

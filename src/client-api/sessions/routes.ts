@@ -68,4 +68,35 @@ export function sessionRoutes(app: App, { access, sessions }: Pick<ClientApi, 'a
         sessions.closeDeviceSessions(params.accountNumber, params.mediaPlayerId, query.qspVersion),
       ),
   );
+
+  app.delete(
+    '/accounts/:accountNumber/sessions/current',
+    access.route(
+      {
+        id: 'AccountManagement_SignOutCurrentSessionAsync',
+        description:
+          "Closes the one session the calling credential rests on, and no other: a device's own session (its sign-out; the device's other sessions, such as another browser signed in as the same device, stay open), or, for the assistant's delegated token, the session its `sid` names (the chat page sign-in it acts for). Its access and refresh tokens are refused from the next request; its command stream and the assistant's links resting on it end with it. Credentials resting on no session (an operator key, a delegated token of a link no sign-in made) are 409 NO_CURRENT_SESSION. Delegated scope `sessions:write`, the scope that already closes a device's or the account's sessions: a token that may close those may close the narrower one it rests on, and no delegation needs a new scope.",
+        code: 'DELETE_CURRENT_SESSION',
+        summary: 'Closes the session the calling credential rests on (its sign-out), and only that one.',
+        tag,
+        security: 'deviceOrOperator',
+        owner: 'accountNumber',
+        delegated: 'sessions:write',
+        errors: [
+          sessionErrors.NO_CURRENT_SESSION,
+          accountErrors.ACCOUNT_NOT_FOUND,
+          sessionErrors.SESSION_NOT_FOUND,
+        ],
+      },
+      { params: AccountParams, response: { 204: closed } },
+    ),
+    async ({ params, principal }, reply) =>
+      noContent(
+        reply,
+        sessions.closeCurrentSession(
+          params.accountNumber,
+          principal?.kind === 'operator' ? undefined : principal?.sessionId,
+        ),
+      ),
+  );
 }

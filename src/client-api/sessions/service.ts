@@ -37,5 +37,18 @@ export function createSessionService(
       if (closed === 0) throw sessionErrors.SESSION_NOT_FOUND();
       return closed;
     },
+
+    /**
+     * Closes the one session a credential rests on (`sessionId`: a device token's own, or the one a
+     * delegated token's `sid` names), through the same close as the others: its tokens, its command stream
+     * and the assistant's links resting on it end with it. 409 NO_CURRENT_SESSION when there is none.
+     */
+    async closeCurrentSession(accountNumber: string, sessionId: string | undefined, now = Date.now()) {
+      if (sessionId === undefined) throw sessionErrors.NO_CURRENT_SESSION();
+      await accounts.require(accountNumber);
+      // 0 only when another request closed it since the guards found it open.
+      if ((await sessions.close({ accountNumber, sessionId }, now)) === 0)
+        throw sessionErrors.SESSION_NOT_FOUND();
+    },
   };
 }

@@ -54,7 +54,13 @@ async function latency({ noun, timed }: StreamPart, a: Server, b: Server, sample
 async function idle(a: Server, count: number, seconds: number, open: (index: number) => Promise<Stream>) {
   await sleep(1000);
   const rssBeforeKiB = rssKiB(a.pid);
-  const streams = await inBatches(count, 32, open);
+  // A third first: what the rest adds is what one more stream costs, without the process's own growth
+  // (its young generation, code) that the first streams bring on.
+  const third = Math.floor(count / 3);
+  const streams = await inBatches(third, 32, open);
+  await sleep(1000);
+  const rssAtThirdKiB = rssKiB(a.pid);
+  streams.push(...(await inBatches(count - third, 32, (index) => open(third + index))));
   try {
     await sleep(1000);
     for (const stream of streams) stream.keepAlives = 0;
@@ -74,6 +80,8 @@ async function idle(a: Server, count: number, seconds: number, open: (index: num
       rssBeforeKiB,
       rssAfterKiB,
       rssPerStreamKiB: round((rssAfterKiB - rssBeforeKiB) / count, 1),
+      /** What each stream past the first third added. */
+      rssPerMoreStreamKiB: round((rssAfterKiB - rssAtThirdKiB) / (count - third), 1),
       /** A's CPU over the window, as a share of one core. */
       cpuShare: round(((a.cpuMs() ?? Number.NaN) - cpuBefore) / windowMs, 4),
     };
@@ -111,6 +119,12 @@ export function streamFloors(result: StreamResult, ms: number, kib: number) {
     check(`${where}: median ≤ ${ms} ms`, latencyMs.median, ms, at(`${latencyMs.median} ms`)),
     check(`idle ${streams}: ≤ 5% of a core`, idle.cpuShare, 0.05, at(`${(idle.cpuShare * 100).toFixed(1)}%`)),
     check(`idle ${streams}: ≤ ${kib} KiB each`, idle.rssPerStreamKiB, kib, at(`${idle.rssPerStreamKiB} KiB`)),
+    check(
+      `idle ${streams}: ≤ ${kib} KiB each one more`,
+      idle.rssPerMoreStreamKiB,
+      kib,
+      at(`${idle.rssPerMoreStreamKiB} KiB`),
+    ),
     check(`idle ${streams}: none dropped`, idle.openAtEnd, idle.streams, at(`${idle.openAtEnd}`, false)),
   ];
 }
@@ -122,5 +136,5 @@ export const formatStreams = ({ noun, streams, crossProcess, latencyMs: latency,
     `${noun} latency (${crossProcess ? 'sent through process B, stream on process A' : 'one process'}, ${latency.samples.length} ${noun}s): median ${latency.median} ms, p95 ${latency.p95} ms, p99 ${latency.p99} ms`,
     `${idle.streams} idle ${streams} on process A: ${idle.openAtEnd} still open after ${idle.windowSeconds} s (at least ${idle.keepAlivesMin} keep-alives each)`,
     `  CPU over the window: ${(idle.cpuShare * 100).toFixed(1)}% of a core`,
-    `  RSS ${mib(idle.rssBeforeKiB)} before, at most ${mib(idle.rssAfterKiB)} while idle: ${idle.rssPerStreamKiB} KiB per stream`,
+    `  RSS ${mib(idle.rssBeforeKiB)} before, at most ${mib(idle.rssAfterKiB)} while idle: ${idle.rssPerStreamKiB} KiB per stream, ${idle.rssPerMoreStreamKiB} KiB each past the first third`,
   ].join('\n');

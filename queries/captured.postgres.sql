@@ -140,6 +140,8 @@ update "devices" set "last_playback_at" = $1, "last_seen_at" = $2, "stream_repor
 update "devices" set "last_seen_at" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "name" = $1 where "account_number" = $2 and "device_id" = $3
 update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4 where "account_number" = $5 and "device_id" = $6
+update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4 where "account_number" = $5 and "device_id" = $6 and "stream_reported_at" is not null and not exists (select "sessions"."id" from "sessions" where "sessions"."account_number" = "devices"."account_number" and "sessions"."device_id" = "devices"."device_id" and "sessions"."closed_at" is null)
+update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4 where "account_number" = $5 and "stream_reported_at" is not null and not exists (select "sessions"."id" from "sessions" where "sessions"."account_number" = "devices"."account_number" and "sessions"."device_id" = "devices"."device_id" and "sessions"."closed_at" is null)
 update "devices" set "stream_content_id" = $1, "stream_offset" = $2, "stream_since" = $3, "stream_reported_at" = $4, "last_playback_at" = $5, "last_seen_at" = $6 where "account_number" = $7 and "device_id" = $8 returning "device_id", "device_class", "name", "stream_content_id", "stream_offset", "stream_since", "stream_reported_at"
 update "directline_activities" set "answer_state" = $1, "claimed_until" = $2, "claimed_by" = $3 where "conversation_id" = $4 and "seq" = $5 and "answer_state" = $6 and "claimed_by" = $7
 update "directline_activities" set "claimed_until" = $1 where "conversation_id" = $2 and "answer_state" = $3 and "claimed_by" = $4
@@ -154,7 +156,7 @@ update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_a
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "device_id" = $3
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "device_id" = $3 and "qsp_version" = $4
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "qsp_version" = $3
-update "sessions" set "closed_at" = $1 where "id" = $2 and "closed_at" is null
+update "sessions" set "closed_at" = $1 where "id" = $2 and "closed_at" is null returning "account_number", "device_id"
 update "sessions" set "last_used_at" = $1 where "id" = $2
 update "sessions" set "refresh_hash" = $1, "refresh_expires_at" = $2, "last_used_at" = $3, "tier" = $4, "scope" = $5, "user_profile" = $6 where "id" = $7 and "refresh_hash" = $8 and "closed_at" is null
 update "users" set "subscriptions" = $1 where "platform_user_id" = $2

@@ -140,6 +140,8 @@ update "devices" set "last_playback_at" = ?, "last_seen_at" = ?, "stream_reporte
 update "devices" set "last_seen_at" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "name" = ? where "account_number" = ? and "device_id" = ?
 update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ? where "account_number" = ? and "device_id" = ?
+update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ? where "account_number" = ? and "device_id" = ? and "stream_reported_at" is not null and not exists (select "sessions"."id" from "sessions" where "sessions"."account_number" = "devices"."account_number" and "sessions"."device_id" = "devices"."device_id" and "sessions"."closed_at" is null)
+update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ? where "account_number" = ? and "stream_reported_at" is not null and not exists (select "sessions"."id" from "sessions" where "sessions"."account_number" = "devices"."account_number" and "sessions"."device_id" = "devices"."device_id" and "sessions"."closed_at" is null)
 update "devices" set "stream_content_id" = ?, "stream_offset" = ?, "stream_since" = ?, "stream_reported_at" = ?, "last_playback_at" = ?, "last_seen_at" = ? where "account_number" = ? and "device_id" = ? returning "device_id", "device_class", "name", "stream_content_id", "stream_offset", "stream_since", "stream_reported_at"
 update "directline_activities" set "answer_state" = ?, "claimed_until" = ?, "claimed_by" = ? where "conversation_id" = ? and "seq" = ? and "answer_state" = ? and "claimed_by" = ?
 update "directline_activities" set "claimed_until" = ? where "conversation_id" = ? and "answer_state" = ? and "claimed_by" = ?
@@ -154,6 +156,6 @@ update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at"
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "device_id" = ?
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "device_id" = ? and "qsp_version" = ?
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "qsp_version" = ?
-update "sessions" set "closed_at" = ? where "id" = ? and "closed_at" is null
+update "sessions" set "closed_at" = ? where "id" = ? and "closed_at" is null returning "account_number", "device_id"
 update "sessions" set "refresh_hash" = ?, "refresh_expires_at" = ?, "last_used_at" = ?, "tier" = ?, "scope" = ?, "user_profile" = ? where "id" = ? and "refresh_hash" = ? and "closed_at" is null
 update "users" set "subscriptions" = ? where "platform_user_id" = ?

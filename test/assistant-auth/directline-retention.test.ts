@@ -68,6 +68,60 @@ describe('embedded Direct Line channel: retention', () => {
   });
 });
 
+describe('embedded Direct Line channel: uploads go with their conversation’s retention', () => {
+  let core: TestCore;
+  before(async () => {
+    core = await createTestCore({ CHANNEL_RETENTION: '86400', AGENTS_URL: 'http://127.0.0.1:9/' });
+  });
+  after(async () => core.dispose());
+
+  describe('happy', () => {
+    it('the purge of idle conversations removes their files; a recent conversation keeps its own', async () => {
+      const repository = createDirectLineRepository(core.database);
+      const day = 86400_000;
+      const withFile = async (conversationId: string, at: number, fileId: string) => {
+        await repository.start(conversationId, 'dl_someone', at);
+        await repository.append(
+          conversationId,
+          at,
+          (id): Activity => ({
+            type: 'message',
+            id,
+            timestamp: new Date(at).toISOString(),
+            channelId: 'directline',
+            conversation: { id: conversationId },
+            from: { id: 'dl_someone', role: 'user' },
+          }),
+          undefined,
+          [{ id: fileId, name: 'old.txt', contentType: 'text/plain', size: 3, content: Buffer.from('old') }],
+        );
+      };
+      await withFile('idle-conversation-1', Date.now() - 2 * day, 'idle-file-0000000001');
+      await withFile('recent-conversation', Date.now() - day / 2, 'recent-file-000000001');
+      assert.ok(await repository.findFile('idle-conversation-1', 'idle-file-0000000001'));
+
+      const family = await startFamily(core, ['assistant-auth']);
+      try {
+        const read = (conversationId: string, fileId: string) =>
+          fetch(
+            `${family.url('assistant-auth')}/v3/directline/conversations/${conversationId}/files/${fileId}`,
+            {
+              headers: { authorization: `Bearer ${channelSecret(core)}` },
+            },
+          );
+        const gone = await read('idle-conversation-1', 'idle-file-0000000001');
+        assert.equal(gone.status, 404);
+        assert.equal(await repository.findFile('idle-conversation-1', 'idle-file-0000000001'), undefined);
+        const kept = await read('recent-conversation', 'recent-file-000000001');
+        assert.equal(kept.status, 200);
+        assert.equal(await kept.text(), 'old');
+      } finally {
+        await family.close();
+      }
+    });
+  });
+});
+
 describe('embedded Direct Line channel: without retention, files never outlive their conversation', () => {
   let core: TestCore;
   before(async () => {

@@ -66,7 +66,7 @@ describe('account linking and delegated tokens', () => {
   });
   after(async () => close());
 
-  describe('the callback’s link to an account', () => {
+  describe('the callback’s link to an account (…/integrated and …/integrated/logout)', () => {
     describe('happy', () => {
       it('links the user to the account in the sealed callback payload; the user record shows the link', async () => {
         const { assistantId, answer } = await integrate({

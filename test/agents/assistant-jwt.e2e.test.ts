@@ -17,42 +17,46 @@ describe('agents server with the assistant’s real JWTs', () => {
   });
   after(() => family.close());
 
-  for (const alg of ['ES256', 'RS256'] as const) {
-    it(`invokes with an ${alg} token from assistant-auth's signer`, async () => {
-      const response = await fetch(`${agentsUrl}/agents/assistant/invoke`, {
+  describe('happy', () => {
+    for (const alg of ['ES256', 'RS256'] as const) {
+      it(`invokes with an ${alg} token from assistant-auth's signer`, async () => {
+        const response = await fetch(`${agentsUrl}/agents/assistant/invoke`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await sign(alg)}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ input: 'hola', conversationId: 'dl-conv-1' }),
+        });
+        assert.equal(response.status, 200);
+        const body = (await response.json()) as { agent: string; output: string; conversationId: string };
+        assert.equal(body.agent, 'assistant');
+        assert.equal(body.conversationId, 'dl-conv-1');
+        assert.match(body.output, /^¡Hola!/);
+      });
+    }
+
+    it('streams over real HTTP', async () => {
+      const response = await fetch(`${agentsUrl}/agents/assistant/stream`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await sign(alg)}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ input: 'hola', conversationId: 'dl-conv-1' }),
+        headers: { authorization: `Bearer ${await sign('ES256')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'what can you do?' }),
       });
       assert.equal(response.status, 200);
-      const body = (await response.json()) as { agent: string; output: string; conversationId: string };
-      assert.equal(body.agent, 'assistant');
-      assert.equal(body.conversationId, 'dl-conv-1');
-      assert.match(body.output, /^¡Hola!/);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+      const events = parseEvents(await response.text());
+      assert.equal(events.at(-1)?.event, 'done');
+      assert.match((events.at(-1)?.data as { output?: string } | undefined)?.output ?? '', /^I can explain/);
     });
-  }
-
-  it('streams over real HTTP', async () => {
-    const response = await fetch(`${agentsUrl}/agents/assistant/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await sign('ES256')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: 'what can you do?' }),
-    });
-    assert.equal(response.status, 200);
-    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
-    const events = parseEvents(await response.text());
-    assert.equal(events.at(-1)?.event, 'done');
-    assert.match((events.at(-1)?.data as { output?: string } | undefined)?.output ?? '', /^I can explain/);
   });
 
-  it('refuses a token the assistant signed for another audience', async () => {
-    const signer = createAssistantSigner(family.core);
-    const token = await signer.sign({}, { audience: 'sintonia-other' });
-    const response = await fetch(`${agentsUrl}/agents`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(response.status, 401);
-    assert.equal(
-      ((await response.json()) as { errors: Array<{ type: string }> }).errors[0]?.type,
-      'TOKEN_INVALID',
-    );
+  describe('security', () => {
+    it('refuses a token the assistant signed for another audience', async () => {
+      const signer = createAssistantSigner(family.core);
+      const token = await signer.sign({}, { audience: 'sintonia-other' });
+      const response = await fetch(`${agentsUrl}/agents`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(response.status, 401);
+      assert.equal(
+        ((await response.json()) as { errors: Array<{ type: string }> }).errors[0]?.type,
+        'TOKEN_INVALID',
+      );
+    });
   });
 });

@@ -59,58 +59,7 @@ describe('agents server authentication', () => {
     assert.equal(response.json().errors[0].type, type);
   }
 
-  for (const route of routes) {
-    describe(`${route.method} ${route.url}`, () => {
-      it('no credentials: 401 CREDENTIALS_MISSING challenging with both schemes it takes', async () => {
-        const response = await call(route, {});
-        assertFamilyError(response, 401, 'UNAUTHORIZED', 'CREDENTIALS_MISSING');
-        assert.equal(
-          response.headers['www-authenticate'],
-          'apiKey realm="sintonia-agents", Bearer realm="sintonia-agents"',
-        );
-      });
-      for (const keyClass of ['runtime', 'backoffice']) {
-        it(`a ${keyClass} key passes`, async () => {
-          assert.equal((await call(route, { 'x-api-key': keys[keyClass] ?? '' })).statusCode, 200);
-        });
-      }
-      for (const keyClass of ['gateway', 'client']) {
-        it(`a ${keyClass} key: 403 ACCESS_DENIED`, async () => {
-          assertFamilyError(
-            await call(route, { 'x-api-key': keys[keyClass] ?? '' }),
-            403,
-            'FORBIDDEN',
-            'ACCESS_DENIED',
-          );
-        });
-      }
-      it('an unknown or revoked key: 401 API_KEY_INVALID', async () => {
-        assertFamilyError(
-          await call(route, { 'x-api-key': 'snt_runtime_nope' }),
-          401,
-          'UNAUTHORIZED',
-          'API_KEY_INVALID',
-        );
-        assertFamilyError(
-          await call(route, { 'x-api-key': keys.revoked ?? '' }),
-          401,
-          'UNAUTHORIZED',
-          'API_KEY_INVALID',
-        );
-      });
-      it('an assistant JWT passes', async () => {
-        const token = await jwks.sign({ sub: 'conversation-1' });
-        assert.equal((await call(route, { authorization: `Bearer ${token}` })).statusCode, 200);
-      });
-    });
-  }
-
   const invoke = routes[2];
-
-  it('accepts RS256 as well as ES256', async () => {
-    const token = await jwks.sign({ sub: 'c' }, { alg: 'RS256' });
-    assert.equal((await call(invoke, { authorization: `Bearer ${token}` })).statusCode, 200);
-  });
 
   const refused: Array<[string, () => Promise<string>]> = [
     ['another audience', () => jwks.sign({}, { audience: 'someone-else' })],
@@ -130,56 +79,114 @@ describe('agents server authentication', () => {
     ],
     ['garbage', async () => 'aaa.bbb.ccc'],
   ];
-  for (const [name, token] of refused) {
-    it(`a token ${name}: 401 TOKEN_INVALID`, async () => {
-      const response = await call(invoke, { authorization: `Bearer ${await token()}` });
-      assertFamilyError(response, 401, 'UNAUTHORIZED', 'TOKEN_INVALID');
-      assert.equal(
-        response.headers['www-authenticate'],
-        'Bearer realm="sintonia-agents", error="invalid_token"',
-      );
-    });
-  }
 
-  it('an Authorization header that is not Bearer: 401 TOKEN_INVALID', async () => {
-    assertFamilyError(
-      await call(invoke, { authorization: 'Basic dXNlcjpwYXNz' }),
-      401,
-      'UNAUTHORIZED',
-      'TOKEN_INVALID',
-    );
+  describe('happy', () => {
+    it('accepts RS256 as well as ES256', async () => {
+      const token = await jwks.sign({ sub: 'c' }, { alg: 'RS256' });
+      assert.equal((await call(invoke, { authorization: `Bearer ${token}` })).statusCode, 200);
+    });
   });
 
-  it('a bad API key is refused even with a good token beside it', async () => {
-    const token = await jwks.sign({});
-    const response = await call(invoke, {
-      'x-api-key': keys.gateway ?? '',
-      authorization: `Bearer ${token}`,
+  describe('security', () => {
+    for (const route of routes) {
+      describe(`${route.method} ${route.url}`, () => {
+        it('no credentials: 401 CREDENTIALS_MISSING challenging with both schemes it takes', async () => {
+          const response = await call(route, {});
+          assertFamilyError(response, 401, 'UNAUTHORIZED', 'CREDENTIALS_MISSING');
+          assert.equal(
+            response.headers['www-authenticate'],
+            'apiKey realm="sintonia-agents", Bearer realm="sintonia-agents"',
+          );
+        });
+        for (const keyClass of ['runtime', 'backoffice']) {
+          it(`a ${keyClass} key passes`, async () => {
+            assert.equal((await call(route, { 'x-api-key': keys[keyClass] ?? '' })).statusCode, 200);
+          });
+        }
+        for (const keyClass of ['gateway', 'client']) {
+          it(`a ${keyClass} key: 403 ACCESS_DENIED`, async () => {
+            assertFamilyError(
+              await call(route, { 'x-api-key': keys[keyClass] ?? '' }),
+              403,
+              'FORBIDDEN',
+              'ACCESS_DENIED',
+            );
+          });
+        }
+        it('an unknown or revoked key: 401 API_KEY_INVALID', async () => {
+          assertFamilyError(
+            await call(route, { 'x-api-key': 'snt_runtime_nope' }),
+            401,
+            'UNAUTHORIZED',
+            'API_KEY_INVALID',
+          );
+          assertFamilyError(
+            await call(route, { 'x-api-key': keys.revoked ?? '' }),
+            401,
+            'UNAUTHORIZED',
+            'API_KEY_INVALID',
+          );
+        });
+        it('an assistant JWT passes', async () => {
+          const token = await jwks.sign({ sub: 'conversation-1' });
+          assert.equal((await call(route, { authorization: `Bearer ${token}` })).statusCode, 200);
+        });
+      });
+    }
+
+    for (const [name, token] of refused) {
+      it(`a token ${name}: 401 TOKEN_INVALID`, async () => {
+        const response = await call(invoke, { authorization: `Bearer ${await token()}` });
+        assertFamilyError(response, 401, 'UNAUTHORIZED', 'TOKEN_INVALID');
+        assert.equal(
+          response.headers['www-authenticate'],
+          'Bearer realm="sintonia-agents", error="invalid_token"',
+        );
+      });
+    }
+
+    it('an Authorization header that is not Bearer: 401 TOKEN_INVALID', async () => {
+      assertFamilyError(
+        await call(invoke, { authorization: 'Basic dXNlcjpwYXNz' }),
+        401,
+        'UNAUTHORIZED',
+        'TOKEN_INVALID',
+      );
     });
-    assertFamilyError(response, 403, 'FORBIDDEN', 'ACCESS_DENIED');
+
+    it('a bad API key is refused even with a good token beside it', async () => {
+      const token = await jwks.sign({});
+      const response = await call(invoke, {
+        'x-api-key': keys.gateway ?? '',
+        authorization: `Bearer ${token}`,
+      });
+      assertFamilyError(response, 403, 'FORBIDDEN', 'ACCESS_DENIED');
+    });
   });
 });
 
 describe('agents server authentication when the key set cannot be fetched', () => {
-  it('answers 502 SUBSYSTEM_ERROR: the caller’s token may be fine', async () => {
-    const jwks = await startJwksServer();
-    const token = await jwks.sign({});
-    const { baseUrl } = jwks;
-    await jwks.close();
-    const test = await createTestApp('agents', {
-      PUBLIC_BASE_URL: baseUrl,
-      ASSISTANT_JWKS_URL: `${baseUrl}/openid/jwk`,
-    });
-    try {
-      const response = await test.app.inject({
-        method: 'GET',
-        url: '/agents',
-        headers: { authorization: `Bearer ${token}` },
+  describe('errors', () => {
+    it('answers 502 SUBSYSTEM_ERROR: the caller’s token may be fine', async () => {
+      const jwks = await startJwksServer();
+      const token = await jwks.sign({});
+      const { baseUrl } = jwks;
+      await jwks.close();
+      const test = await createTestApp('agents', {
+        PUBLIC_BASE_URL: baseUrl,
+        ASSISTANT_JWKS_URL: `${baseUrl}/openid/jwk`,
       });
-      assert.equal(response.statusCode, 502);
-      assert.equal(response.json().errors[0].type, 'SUBSYSTEM_ERROR');
-    } finally {
-      await test.close();
-    }
+      try {
+        const response = await test.app.inject({
+          method: 'GET',
+          url: '/agents',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(response.statusCode, 502);
+        assert.equal(response.json().errors[0].type, 'SUBSYSTEM_ERROR');
+      } finally {
+        await test.close();
+      }
+    });
   });
 });

@@ -26,21 +26,25 @@ describe('retention: the agents server forgets chat turns past CHAT_HISTORY_RETE
   });
   after(async () => core.dispose());
 
-  it('once the server runs, turns older than the retention are gone and recent ones stay', async () => {
-    const db = core.database.db.withTables<AgentTables>();
-    const now = Date.now();
-    await db
-      .insertInto('agent_chat_history')
-      .values([turn('eight-days-old', now - 8 * DAY), turn('yesterday', now - DAY), turn('now', now)])
-      .execute();
-    const family = await startFamily(core, ['agents']);
-    try {
-      const ids = async () =>
-        (await db.selectFrom('agent_chat_history').select('id').orderBy('id').execute()).map((row) => row.id);
-      await until(async () => ((await ids()).length === 2 ? true : undefined), 'the retention pass');
-      assert.deepEqual(await ids(), ['now', 'yesterday']);
-    } finally {
-      await family.close();
-    }
+  describe('happy', () => {
+    it('once the server runs, turns older than the retention are gone and recent ones stay', async () => {
+      const db = core.database.db.withTables<AgentTables>();
+      const now = Date.now();
+      await db
+        .insertInto('agent_chat_history')
+        .values([turn('eight-days-old', now - 8 * DAY), turn('yesterday', now - DAY), turn('now', now)])
+        .execute();
+      const family = await startFamily(core, ['agents']);
+      try {
+        const ids = async () =>
+          (await db.selectFrom('agent_chat_history').select('id').orderBy('id').execute()).map(
+            (row) => row.id,
+          );
+        await until(async () => ((await ids()).length === 2 ? true : undefined), 'the retention pass');
+        assert.deepEqual(await ids(), ['now', 'yesterday']);
+      } finally {
+        await family.close();
+      }
+    });
   });
 });

@@ -122,80 +122,82 @@ describe('agents error contract over HTTP', () => {
     ['custom', 400, 'BAD_REQUEST', 'AGENT_TOOL_MISSING', 'Missing tool.', {}],
   ];
 
-  for (const [which, status, code, type, message, headers] of expected) {
-    it(`${which}: ${status} ${type}`, async () => {
+  describe('errors', () => {
+    for (const [which, status, code, type, message, headers] of expected) {
+      it(`${which}: ${status} ${type}`, async () => {
+        const response = await app.inject({
+          method: 'GET',
+          url: `/raise/${which}`,
+          headers: { 'x-request-id': `r-${which}` },
+        });
+        assert.equal(response.statusCode, status);
+        assert.match(String(response.headers['content-type']), /^application\/json/);
+        assert.equal(response.headers['x-request-id'], `r-${which}`);
+        assert.equal(response.headers['retry-after'], headers['retry-after']);
+        assert.deepEqual(response.json(), { code, message, errors: [{ type, message }] });
+      });
+    }
+
+    it('anything else: 500 AGENT_ERROR, nothing of it sent, logged with its stack and request id', async () => {
       const response = await app.inject({
         method: 'GET',
-        url: `/raise/${which}`,
-        headers: { 'x-request-id': `r-${which}` },
+        url: '/raise/unexpected',
+        headers: { 'x-request-id': 'boom-1' },
       });
-      assert.equal(response.statusCode, status);
-      assert.match(String(response.headers['content-type']), /^application\/json/);
-      assert.equal(response.headers['x-request-id'], `r-${which}`);
-      assert.equal(response.headers['retry-after'], headers['retry-after']);
-      assert.deepEqual(response.json(), { code, message, errors: [{ type, message }] });
+      assert.equal(response.statusCode, 500);
+      assert.equal(response.headers['retry-after'], undefined);
+      assert.deepEqual(response.json(), {
+        code: 'INTERNAL_ERROR',
+        message: 'An agent error occurred.',
+        errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
+      });
+      assert.doesNotMatch(response.body, /SELECT|secret|internals/);
+      const line = logs.find((entry) => entry.requestId === 'boom-1' && entry.level === 50);
+      assert.ok(line, 'an error line carries the request id');
+      const err = line.err as { message: string; stack: string };
+      assert.equal(err.message, 'SELECT secret FROM internals');
+      assert.match(err.stack, /errors\.test\.ts/);
     });
-  }
 
-  it('anything else: 500 AGENT_ERROR, nothing of it sent, logged with its stack and request id', async () => {
-    const response = await app.inject({
-      method: 'GET',
-      url: '/raise/unexpected',
-      headers: { 'x-request-id': 'boom-1' },
+    it('request body validation (RequestValidationError): 400 with one entry per failing field', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/validate',
+        payload: { input: '', count: 'many' },
+      });
+      assert.equal(response.statusCode, 400);
+      const body = response.json();
+      assert.equal(body.code, 'BAD_REQUEST');
+      assert.deepEqual(
+        body.errors.map((item: { type: string; message: string }) => [item.type, item.message.split(' ')[0]]),
+        [
+          ['VALIDATION_ERROR', 'body/input'],
+          ['VALIDATION_ERROR', 'body/count'],
+        ],
+      );
     });
-    assert.equal(response.statusCode, 500);
-    assert.equal(response.headers['retry-after'], undefined);
-    assert.deepEqual(response.json(), {
-      code: 'INTERNAL_ERROR',
-      message: 'An agent error occurred.',
-      errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
-    });
-    assert.doesNotMatch(response.body, /SELECT|secret|internals/);
-    const line = logs.find((entry) => entry.requestId === 'boom-1' && entry.level === 50);
-    assert.ok(line, 'an error line carries the request id');
-    const err = line.err as { message: string; stack: string };
-    assert.equal(err.message, 'SELECT secret FROM internals');
-    assert.match(err.stack, /errors\.test\.ts/);
-  });
 
-  it('request body validation (RequestValidationError): 400 with one entry per failing field', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/validate',
-      payload: { input: '', count: 'many' },
+    it('query validation (ValidationException): 400 VALIDATION_ERROR naming the parameter', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/validate?limit=99',
+        payload: { input: 'x', count: 1 },
+      });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(response.json().errors, [
+        { type: 'VALIDATION_ERROR', message: 'querystring/limit must be <= 10' },
+      ]);
     });
-    assert.equal(response.statusCode, 400);
-    const body = response.json();
-    assert.equal(body.code, 'BAD_REQUEST');
-    assert.deepEqual(
-      body.errors.map((item: { type: string; message: string }) => [item.type, item.message.split(' ')[0]]),
-      [
-        ['VALIDATION_ERROR', 'body/input'],
-        ['VALIDATION_ERROR', 'body/count'],
-      ],
-    );
-  });
 
-  it('query validation (ValidationException): 400 VALIDATION_ERROR naming the parameter', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/validate?limit=99',
-      payload: { input: 'x', count: 1 },
+    it('the family’s own errors stay theirs (malformed JSON is 400 MALFORMED_BODY, not AGENT_ERROR)', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/validate',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"input":',
+      });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.json().errors[0].type, 'MALFORMED_BODY');
     });
-    assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors, [
-      { type: 'VALIDATION_ERROR', message: 'querystring/limit must be <= 10' },
-    ]);
-  });
-
-  it('the family’s own errors stay theirs (malformed JSON is 400 MALFORMED_BODY, not AGENT_ERROR)', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/validate',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"input":',
-    });
-    assert.equal(response.statusCode, 400);
-    assert.equal(response.json().errors[0].type, 'MALFORMED_BODY');
   });
 });

@@ -60,83 +60,89 @@ describe('agents routes with agents that misbehave', () => {
     await core.dispose();
   });
 
-  it('answers a response that fails its schema with 400 RESPONSE_VALIDATION_ERROR (ResponseValidationError)', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/liar/invoke',
-      headers,
-      payload: { input: 'hi' },
-    });
-    assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors, [
-      { type: 'RESPONSE_VALIDATION_ERROR', message: 'response/output must be string' },
-    ]);
-  });
-
-  it('streams an agent without a stream method as one chunk', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/plain/stream',
-      headers,
-      payload: { input: 'hi', conversationId: 'p-1' },
-    });
-    assert.deepEqual(parseEvents(response.body), [
-      // An agent that does not say how to show its answer is shown as plain text.
-      { event: 'chunk', data: { text: 'The whole answer.', textFormat: 'plain' } },
-      {
-        event: 'done',
-        data: { agent: 'plain', output: 'The whole answer.', textFormat: 'plain', conversationId: 'p-1' },
-      },
-    ]);
-  });
-
-  it('sends a failure after the stream began as an error event with the family body', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/agents/flaky/stream',
-      headers,
-      payload: { input: 'hi' },
-    });
-    assert.equal(response.statusCode, 200);
-    const events = parseEvents(response.body);
-    assert.deepEqual(events, [
-      { event: 'chunk', data: { text: 'Partial ', textFormat: 'plain' } },
-      {
-        event: 'error',
-        data: {
-          code: 'INTERNAL_ERROR',
-          message: 'Agent execution failed. The guide tool failed.',
-          errors: [
-            { type: 'AGENT_EXECUTION_ERROR', message: 'Agent execution failed. The guide tool failed.' },
-          ],
+  describe('happy', () => {
+    it('streams an agent without a stream method as one chunk', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/agents/plain/stream',
+        headers,
+        payload: { input: 'hi', conversationId: 'p-1' },
+      });
+      assert.deepEqual(parseEvents(response.body), [
+        // An agent that does not say how to show its answer is shown as plain text.
+        { event: 'chunk', data: { text: 'The whole answer.', textFormat: 'plain' } },
+        {
+          event: 'done',
+          data: { agent: 'plain', output: 'The whole answer.', textFormat: 'plain', conversationId: 'p-1' },
         },
-      },
-    ]);
+      ]);
+    });
   });
 
-  it('turns an unexpected error into AGENT_ERROR, in a response or an error event, never its text', async () => {
-    const invoke = await app.inject({
-      method: 'POST',
-      url: '/agents/broken/invoke',
-      headers,
-      payload: { input: 'hi' },
+  describe('errors', () => {
+    it('answers a response that fails its schema with 400 RESPONSE_VALIDATION_ERROR (ResponseValidationError)', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/agents/liar/invoke',
+        headers,
+        payload: { input: 'hi' },
+      });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(response.json().errors, [
+        { type: 'RESPONSE_VALIDATION_ERROR', message: 'response/output must be string' },
+      ]);
     });
-    assert.equal(invoke.statusCode, 500);
-    assert.equal(invoke.json().errors[0].type, 'AGENT_ERROR');
-    assert.doesNotMatch(invoke.body, /secret/);
-    const stream = await app.inject({
-      method: 'POST',
-      url: '/agents/broken/stream',
-      headers,
-      payload: { input: 'hi' },
+
+    it('sends a failure after the stream began as an error event with the family body', async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/agents/flaky/stream',
+        headers,
+        payload: { input: 'hi' },
+      });
+      assert.equal(response.statusCode, 200);
+      const events = parseEvents(response.body);
+      assert.deepEqual(events, [
+        { event: 'chunk', data: { text: 'Partial ', textFormat: 'plain' } },
+        {
+          event: 'error',
+          data: {
+            code: 'INTERNAL_ERROR',
+            message: 'Agent execution failed. The guide tool failed.',
+            errors: [
+              { type: 'AGENT_EXECUTION_ERROR', message: 'Agent execution failed. The guide tool failed.' },
+            ],
+          },
+        },
+      ]);
     });
-    const events = parseEvents(stream.body);
-    assert.equal(events.at(-1)?.event, 'error');
-    assert.deepEqual(events.at(-1)?.data, {
-      code: 'INTERNAL_ERROR',
-      message: 'An agent error occurred.',
-      errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
+  });
+
+  describe('security', () => {
+    it('turns an unexpected error into AGENT_ERROR, in a response or an error event, never its text', async () => {
+      const invoke = await app.inject({
+        method: 'POST',
+        url: '/agents/broken/invoke',
+        headers,
+        payload: { input: 'hi' },
+      });
+      assert.equal(invoke.statusCode, 500);
+      assert.equal(invoke.json().errors[0].type, 'AGENT_ERROR');
+      assert.doesNotMatch(invoke.body, /secret/);
+      const stream = await app.inject({
+        method: 'POST',
+        url: '/agents/broken/stream',
+        headers,
+        payload: { input: 'hi' },
+      });
+      const events = parseEvents(stream.body);
+      assert.equal(events.at(-1)?.event, 'error');
+      assert.deepEqual(events.at(-1)?.data, {
+        code: 'INTERNAL_ERROR',
+        message: 'An agent error occurred.',
+        errors: [{ type: 'AGENT_ERROR', message: 'An agent error occurred.' }],
+      });
+      assert.doesNotMatch(stream.body, /secret/);
     });
-    assert.doesNotMatch(stream.body, /secret/);
   });
 });

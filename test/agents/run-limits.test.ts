@@ -97,26 +97,28 @@ describe('agent turns per party per minute (AGENT_RUNS_PER_MINUTE)', () => {
   before(() => agents.start());
   after(() => agents.stop());
 
-  it('takes 3 turns of one anonymous conversation, then 429 AGENT_RATE_LIMIT_ERROR with Retry-After; another conversation still answers', async () => {
-    await awayFromMinuteEdge();
-    for (let turn = 0; turn < 3; turn++) {
-      assert.equal((await agents.invoke({ input: 'hi', conversationId: 'c-1' })).statusCode, 200);
-    }
-    assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 'c-1' }));
-    assert.equal((await agents.invoke({ input: 'hi', conversationId: 'c-2' })).statusCode, 200);
-    assert.equal(await agents.refusals('agent_runs_per_party'), 1);
-  });
+  describe('errors', () => {
+    it('takes 3 turns of one anonymous conversation, then 429 AGENT_RATE_LIMIT_ERROR with Retry-After; another conversation still answers', async () => {
+      await awayFromMinuteEdge();
+      for (let turn = 0; turn < 3; turn++) {
+        assert.equal((await agents.invoke({ input: 'hi', conversationId: 'c-1' })).statusCode, 200);
+      }
+      assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 'c-1' }));
+      assert.equal((await agents.invoke({ input: 'hi', conversationId: 'c-2' })).statusCode, 200);
+      assert.equal(await agents.refusals('agent_runs_per_party'), 1);
+    });
 
-  it('counts a person across conversations: the channel’s turns for one speaker share their 3', async () => {
-    await awayFromMinuteEdge();
-    for (const conversationId of ['p-1', 'p-2', 'p-3']) {
-      const headers = await agents.asChannel(conversationId, 'person-1');
-      assert.equal((await agents.invoke({ input: 'hi', conversationId }, headers)).statusCode, 200);
-    }
-    const headers = await agents.asChannel('p-4', 'person-1');
-    assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 'p-4' }, headers));
-    const other = await agents.asChannel('p-4', 'person-2');
-    assert.equal((await agents.invoke({ input: 'hi', conversationId: 'p-4' }, other)).statusCode, 200);
+    it('counts a person across conversations: the channel’s turns for one speaker share their 3', async () => {
+      await awayFromMinuteEdge();
+      for (const conversationId of ['p-1', 'p-2', 'p-3']) {
+        const headers = await agents.asChannel(conversationId, 'person-1');
+        assert.equal((await agents.invoke({ input: 'hi', conversationId }, headers)).statusCode, 200);
+      }
+      const headers = await agents.asChannel('p-4', 'person-1');
+      assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 'p-4' }, headers));
+      const other = await agents.asChannel('p-4', 'person-2');
+      assert.equal((await agents.invoke({ input: 'hi', conversationId: 'p-4' }, other)).statusCode, 200);
+    });
   });
 });
 
@@ -125,13 +127,15 @@ describe('agent turns of all parties per minute (AGENT_RUNS_PER_MINUTE_TOTAL)', 
   before(() => agents.start());
   after(() => agents.stop());
 
-  it('takes 4 turns of different conversations, then 429 for any conversation', async () => {
-    await awayFromMinuteEdge();
-    for (let turn = 0; turn < 4; turn++) {
-      assert.equal((await agents.invoke({ input: 'hi', conversationId: `t-${turn}` })).statusCode, 200);
-    }
-    assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 't-new' }));
-    assert.equal(await agents.refusals('agent_runs_total'), 1);
+  describe('errors', () => {
+    it('takes 4 turns of different conversations, then 429 for any conversation', async () => {
+      await awayFromMinuteEdge();
+      for (let turn = 0; turn < 4; turn++) {
+        assert.equal((await agents.invoke({ input: 'hi', conversationId: `t-${turn}` })).statusCode, 200);
+      }
+      assertRateLimited(await agents.invoke({ input: 'hi', conversationId: 't-new' }));
+      assert.equal(await agents.refusals('agent_runs_total'), 1);
+    });
   });
 });
 
@@ -140,19 +144,21 @@ describe('agent turns at once in one process (AGENT_CONCURRENT_RUNS)', () => {
   before(() => agents.start());
   after(() => agents.stop());
 
-  it('runs 2 turns at once; a third is 429 with Retry-After 1, and room comes back as they end', async () => {
-    const running = [
-      agents.invoke({ input: 'wait', conversationId: 'w-1' }),
-      agents.invoke({ input: 'wait', conversationId: 'w-2' }),
-    ];
-    // The two are admitted before the third is asked (each waits in the agent until released).
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const third = await agents.invoke({ input: 'hi', conversationId: 'w-3' });
-    assertRateLimited(third);
-    assert.equal(third.headers['retry-after'], '1');
-    agents.agent.release();
-    for (const response of await Promise.all(running)) assert.equal(response.statusCode, 200);
-    assert.equal((await agents.invoke({ input: 'hi', conversationId: 'w-3' })).statusCode, 200);
-    assert.equal(await agents.refusals('agent_concurrent_runs'), 1);
+  describe('errors', () => {
+    it('runs 2 turns at once; a third is 429 with Retry-After 1, and room comes back as they end', async () => {
+      const running = [
+        agents.invoke({ input: 'wait', conversationId: 'w-1' }),
+        agents.invoke({ input: 'wait', conversationId: 'w-2' }),
+      ];
+      // The two are admitted before the third is asked (each waits in the agent until released).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const third = await agents.invoke({ input: 'hi', conversationId: 'w-3' });
+      assertRateLimited(third);
+      assert.equal(third.headers['retry-after'], '1');
+      agents.agent.release();
+      for (const response of await Promise.all(running)) assert.equal(response.statusCode, 200);
+      assert.equal((await agents.invoke({ input: 'hi', conversationId: 'w-3' })).statusCode, 200);
+      assert.equal(await agents.refusals('agent_concurrent_runs'), 1);
+    });
   });
 });

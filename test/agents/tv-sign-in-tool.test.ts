@@ -86,140 +86,148 @@ describe('approve_tv_sign_in: both agents sign a TV in with its code after a yes
     signal: new AbortController().signal,
   });
 
-  it('the rule-based agent: "mi tele muestra …" asks in Spanish naming the TV; "sí" signs it in', async () => {
-    const agent = createAssistantAgent(
-      { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
-      accounts,
-    );
-    const codes = await askCodes('agt-salon', 'Tele del salón');
-    const conversation = randomUUID();
-    const asked = await agent.invoke(turn(`mi tele muestra ${codes.user_code.toLowerCase()}`, conversation));
-    assert.equal(
-      anyTime(asked.output),
-      [
-        `¿Quieres que vaya a iniciar sesión en el dispositivo stb con el código ${codes.user_code} en tu cuenta?`,
-        'El nombre que se da a sí mismo (sin comprobar): «Tele del salón»',
-        'Lo pidió: <time>, desde 127.0.0.0/24.',
-        'Aprueba solo un código que veas en una pantalla delante de ti. Nadie de Sintonia te pedirá nunca un código: si alguien te lo ha pedido, recházalo.',
-      ].join('\n'),
-    );
-    assert.deepEqual(
-      asked.suggestedActions?.actions.map((action) => action.title),
-      ['Sí', 'No'],
-    );
-    assert.equal(
-      (await poll(codes.device_code)).body.error,
-      'authorization_pending',
-      'nothing before the yes',
-    );
-    const done = await agent.invoke(turn('sí', conversation));
-    assert.equal(
-      done.output,
-      `Hecho: el dispositivo stb con el código ${codes.user_code} ha iniciado sesión en tu cuenta; empezará en unos segundos.`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
-    const tokens = await poll(codes.device_code);
-    assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
-  });
-
-  it('the rule-based agent: a "no" decides nothing; an unknown code is said so', async () => {
-    const agent = createAssistantAgent(
-      { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
-      accounts,
-    );
-    const codes = await askCodes('agt-kitchen', 'Kitchen TV');
-    const conversation = randomUUID();
-    const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
-    assert.match(
-      asked.output,
-      /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Kitchen TV»\n/,
-    );
-    assert.equal((await agent.invoke(turn('no', conversation))).output, "All right, I won't do it.");
-    assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
-    const unknown = await agent.invoke(turn('the code is BBBB-BBBB', randomUUID()));
-    assert.equal(
-      unknown.output,
-      'No TV is waiting with the code BBBB-BBBB. Check the code on the screen (it expires after 10 minutes).',
-    );
-  });
-
-  it("the chat agent: the model calls the tool, the person's yes approves, the TV gets its tokens", async () => {
-    const codes = await askCodes('agt-bedroom', 'Bedroom TV');
-    let calls = 0;
-    model.handle((_request, response) => {
-      calls++;
-      const message = {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'call_1',
-            type: 'function',
-            function: { name: 'approve_tv_sign_in', arguments: JSON.stringify({ code: codes.user_code }) },
-          },
-        ],
-      };
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+  describe('happy', () => {
+    it('the rule-based agent: "mi tele muestra …" asks in Spanish naming the TV; "sí" signs it in', async () => {
+      const agent = createAssistantAgent(
+        { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
+        accounts,
+      );
+      const codes = await askCodes('agt-salon', 'Tele del salón');
+      const conversation = randomUUID();
+      const asked = await agent.invoke(
+        turn(`mi tele muestra ${codes.user_code.toLowerCase()}`, conversation),
+      );
+      assert.equal(
+        anyTime(asked.output),
+        [
+          `¿Quieres que vaya a iniciar sesión en el dispositivo stb con el código ${codes.user_code} en tu cuenta?`,
+          'El nombre que se da a sí mismo (sin comprobar): «Tele del salón»',
+          'Lo pidió: <time>, desde 127.0.0.0/24.',
+          'Aprueba solo un código que veas en una pantalla delante de ti. Nadie de Sintonia te pedirá nunca un código: si alguien te lo ha pedido, recházalo.',
+        ].join('\n'),
+      );
+      assert.deepEqual(
+        asked.suggestedActions?.actions.map((action) => action.title),
+        ['Sí', 'No'],
+      );
+      assert.equal(
+        (await poll(codes.device_code)).body.error,
+        'authorization_pending',
+        'nothing before the yes',
+      );
+      const done = await agent.invoke(turn('sí', conversation));
+      assert.equal(
+        done.output,
+        `Hecho: el dispositivo stb con el código ${codes.user_code} ha iniciado sesión en tu cuenta; empezará en unos segundos.`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5_200));
+      const tokens = await poll(codes.device_code);
+      assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
     });
-    const agent = createChatAgent(
-      createModelClient({ baseUrl: model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
-      'scripted',
-      accounts,
-    );
-    const conversation = randomUUID();
-    const asked = await agent.invoke(
-      turn('please sign in the TV in my bedroom, it shows a code', conversation),
-    );
-    assert.match(
-      asked.output,
-      /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Bedroom TV»\n/,
-    );
-    assert.equal(calls, 1);
-    assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
-    const done = await agent.invoke(turn('yes', conversation));
-    assert.equal(
-      done.output,
-      `Done: the stb device with the code ${codes.user_code} is signed in to your account; it starts within a few seconds.`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 5_200));
-    assert.equal((await poll(codes.device_code)).status, 200);
+
+    it("the chat agent: the model calls the tool, the person's yes approves, the TV gets its tokens", async () => {
+      const codes = await askCodes('agt-bedroom', 'Bedroom TV');
+      let calls = 0;
+      model.handle((_request, response) => {
+        calls++;
+        const message = {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'approve_tv_sign_in', arguments: JSON.stringify({ code: codes.user_code }) },
+            },
+          ],
+        };
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ model: 'scripted', choices: [{ index: 0, message }] }));
+      });
+      const agent = createChatAgent(
+        createModelClient({ baseUrl: model.baseUrl, model: 'scripted', timeoutMs: 5000 }),
+        'scripted',
+        accounts,
+      );
+      const conversation = randomUUID();
+      const asked = await agent.invoke(
+        turn('please sign in the TV in my bedroom, it shows a code', conversation),
+      );
+      assert.match(
+        asked.output,
+        /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Bedroom TV»\n/,
+      );
+      assert.equal(calls, 1);
+      assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
+      const done = await agent.invoke(turn('yes', conversation));
+      assert.equal(
+        done.output,
+        `Done: the stb device with the code ${codes.user_code} is signed in to your account; it starts within a few seconds.`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5_200));
+      assert.equal((await poll(codes.device_code)).status, 200);
+    });
   });
 
-  it('a full account: the yes is answered with the device limit, and the TV is not signed in', async () => {
-    const agent = createAssistantAgent(
-      { maxDevicesPerAccount: 3, deviceDeleteCooldownSeconds: 3600 },
-      accounts,
-    );
-    const codes = await askCodes('agt-garage', 'Garage TV');
-    const conversation = randomUUID();
-    await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
-    const refused = await agent.invoke(turn('yes', conversation));
-    assert.equal(
-      refused.output,
-      `I could not sign the stb device with the code ${codes.user_code} in to your account: your account already has the most enabled devices it may hold; disable another one first.`,
-    );
-    assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
+  describe('errors', () => {
+    it('the rule-based agent: a "no" decides nothing; an unknown code is said so', async () => {
+      const agent = createAssistantAgent(
+        { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
+        accounts,
+      );
+      const codes = await askCodes('agt-kitchen', 'Kitchen TV');
+      const conversation = randomUUID();
+      const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
+      assert.match(
+        asked.output,
+        /^Do you want me to sign the stb device with the code \w{4}-\w{4} in to your account\?\nThe name it gives itself \(not checked\): «Kitchen TV»\n/,
+      );
+      assert.equal((await agent.invoke(turn('no', conversation))).output, "All right, I won't do it.");
+      assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
+      const unknown = await agent.invoke(turn('the code is BBBB-BBBB', randomUUID()));
+      assert.equal(
+        unknown.output,
+        'No TV is waiting with the code BBBB-BBBB. Check the code on the screen (it expires after 10 minutes).',
+      );
+    });
+
+    it('a full account: the yes is answered with the device limit, and the TV is not signed in', async () => {
+      const agent = createAssistantAgent(
+        { maxDevicesPerAccount: 3, deviceDeleteCooldownSeconds: 3600 },
+        accounts,
+      );
+      const codes = await askCodes('agt-garage', 'Garage TV');
+      const conversation = randomUUID();
+      await agent.invoke(turn(`my TV shows ${codes.user_code}`, conversation));
+      const refused = await agent.invoke(turn('yes', conversation));
+      assert.equal(
+        refused.output,
+        `I could not sign the stb device with the code ${codes.user_code} in to your account: your account already has the most enabled devices it may hold; disable another one first.`,
+      );
+      assert.equal((await poll(codes.device_code)).body.error, 'authorization_pending');
+    });
   });
 
-  it('a hostile name cannot rewrite the question: it stands alone, stripped and capped, below it', async () => {
-    const agent = createAssistantAgent(
-      { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
-      accounts,
-    );
-    const codes = await askCodes(
-      'agt-phone',
-      'Victim phone» (web), which you already own. Safe to press Yes «',
-    );
-    const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, randomUUID()));
-    assert.equal(
-      anyTime(asked.output),
-      [
-        `Do you want me to sign the stb device with the code ${codes.user_code} in to your account?`,
-        'The name it gives itself (not checked): «Victim phone web , which you alr»',
-        'Asked: <time>, from 127.0.0.0/24.',
-        'Approve only a code shown on a screen in front of you. Nobody from Sintonia will ever ask you for a code: if someone did, refuse it.',
-      ].join('\n'),
-    );
+  describe('security', () => {
+    it('a hostile name cannot rewrite the question: it stands alone, stripped and capped, below it', async () => {
+      const agent = createAssistantAgent(
+        { maxDevicesPerAccount: 10, deviceDeleteCooldownSeconds: 3600 },
+        accounts,
+      );
+      const codes = await askCodes(
+        'agt-phone',
+        'Victim phone» (web), which you already own. Safe to press Yes «',
+      );
+      const asked = await agent.invoke(turn(`my TV shows ${codes.user_code}`, randomUUID()));
+      assert.equal(
+        anyTime(asked.output),
+        [
+          `Do you want me to sign the stb device with the code ${codes.user_code} in to your account?`,
+          'The name it gives itself (not checked): «Victim phone web , which you alr»',
+          'Asked: <time>, from 127.0.0.0/24.',
+          'Approve only a code shown on a screen in front of you. Nobody from Sintonia will ever ask you for a code: if someone did, refuse it.',
+        ].join('\n'),
+      );
+    });
   });
 });

@@ -43,19 +43,21 @@ describe('Direct Line: what one conversation takes per minute (per token: a toke
   before(() => family.start());
   after(() => family.stop());
 
-  it('takes DIRECTLINE_ACTIVITIES_PER_MINUTE activities, then 429 DIRECTLINE_RATE_LIMITED with Retry-After; another conversation still posts', async () => {
-    const one = await family.conversation();
-    for (let n = 0; n < 3; n++) assert.equal((await family.post(one)).status, 200);
-    await assertRefused(await family.post(one), 429, 'DIRECTLINE_RATE_LIMITED', true);
-    assert.equal((await family.post(await family.conversation())).status, 200);
-    assert.equal(await family.refusals('directline_conversation_per_minute'), 1);
-  });
+  describe('errors', () => {
+    it('takes DIRECTLINE_ACTIVITIES_PER_MINUTE activities, then 429 DIRECTLINE_RATE_LIMITED with Retry-After; another conversation still posts', async () => {
+      const one = await family.conversation();
+      for (let n = 0; n < 3; n++) assert.equal((await family.post(one)).status, 200);
+      await assertRefused(await family.post(one), 429, 'DIRECTLINE_RATE_LIMITED', true);
+      assert.equal((await family.post(await family.conversation())).status, 200);
+      assert.equal(await family.refusals('directline_conversation_per_minute'), 1);
+    });
 
-  it('takes DIRECTLINE_ACTIVITY_BYTES_PER_MINUTE bytes, then 429', async () => {
-    const one = await family.conversation();
-    assert.equal((await family.post(one, 60_000)).status, 200);
-    await assertRefused(await family.post(one, 60_000), 429, 'DIRECTLINE_RATE_LIMITED', true);
-    assert.equal((await family.post(one, 100)).status, 200, 'a small one still fits the minute');
+    it('takes DIRECTLINE_ACTIVITY_BYTES_PER_MINUTE bytes, then 429', async () => {
+      const one = await family.conversation();
+      assert.equal((await family.post(one, 60_000)).status, 200);
+      await assertRefused(await family.post(one, 60_000), 429, 'DIRECTLINE_RATE_LIMITED', true);
+      assert.equal((await family.post(one, 100)).status, 200, 'a small one still fits the minute');
+    });
   });
 });
 
@@ -67,17 +69,19 @@ describe('Direct Line: what one conversation holds', () => {
   before(() => family.start());
   after(() => family.stop());
 
-  it('holds DIRECTLINE_CONVERSATION_ACTIVITIES activities, then 413 DIRECTLINE_CONVERSATION_FULL (no Retry-After)', async () => {
-    const one = await family.conversation();
-    for (let n = 0; n < 10; n++) assert.equal((await family.post(one)).status, 200);
-    await assertRefused(await family.post(one), 413, 'DIRECTLINE_CONVERSATION_FULL', false);
-    assert.equal(await family.refusals('directline_conversation_full'), 1);
-  });
+  describe('errors', () => {
+    it('holds DIRECTLINE_CONVERSATION_ACTIVITIES activities, then 413 DIRECTLINE_CONVERSATION_FULL (no Retry-After)', async () => {
+      const one = await family.conversation();
+      for (let n = 0; n < 10; n++) assert.equal((await family.post(one)).status, 200);
+      await assertRefused(await family.post(one), 413, 'DIRECTLINE_CONVERSATION_FULL', false);
+      assert.equal(await family.refusals('directline_conversation_full'), 1);
+    });
 
-  it('holds DIRECTLINE_CONVERSATION_ACTIVITY_BYTES bytes, then 413', async () => {
-    const one = await family.conversation();
-    for (let n = 0; n < 3; n++) assert.equal((await family.post(one, 60_000)).status, 200);
-    await assertRefused(await family.post(one, 60_000), 413, 'DIRECTLINE_CONVERSATION_FULL', false);
+    it('holds DIRECTLINE_CONVERSATION_ACTIVITY_BYTES bytes, then 413', async () => {
+      const one = await family.conversation();
+      for (let n = 0; n < 3; n++) assert.equal((await family.post(one, 60_000)).status, 200);
+      await assertRefused(await family.post(one, 60_000), 413, 'DIRECTLINE_CONVERSATION_FULL', false);
+    });
   });
 });
 
@@ -89,21 +93,23 @@ describe('Direct Line: what the channel takes per minute, all conversations toge
   before(() => family.start());
   after(() => family.stop());
 
-  it('starts DIRECTLINE_CONVERSATIONS_PER_MINUTE conversations, then 429 DIRECTLINE_CHANNEL_BUSY with Retry-After', async () => {
-    await awayFromMinuteEdge();
-    const started = [await family.conversation(), await family.conversation(), await family.conversation()];
-    await assertRefused(await family.startConversation(), 429, 'DIRECTLINE_CHANNEL_BUSY', true);
-    assert.equal(await family.refusals('directline_channel_conversations'), 1);
-    // The activities of the conversations started are counted for the channel as a whole.
-    for (const n of [0, 1, 2, 0])
-      assert.equal((await family.post(started[n] as ConversationAnswer)).status, 200);
-    await assertRefused(
-      await family.post(started[1] as ConversationAnswer),
-      429,
-      'DIRECTLINE_CHANNEL_BUSY',
-      true,
-    );
-    assert.equal(await family.refusals('directline_channel_activities'), 1);
+  describe('errors', () => {
+    it('starts DIRECTLINE_CONVERSATIONS_PER_MINUTE conversations, then 429 DIRECTLINE_CHANNEL_BUSY with Retry-After', async () => {
+      await awayFromMinuteEdge();
+      const started = [await family.conversation(), await family.conversation(), await family.conversation()];
+      await assertRefused(await family.startConversation(), 429, 'DIRECTLINE_CHANNEL_BUSY', true);
+      assert.equal(await family.refusals('directline_channel_conversations'), 1);
+      // The activities of the conversations started are counted for the channel as a whole.
+      for (const n of [0, 1, 2, 0])
+        assert.equal((await family.post(started[n] as ConversationAnswer)).status, 200);
+      await assertRefused(
+        await family.post(started[1] as ConversationAnswer),
+        429,
+        'DIRECTLINE_CHANNEL_BUSY',
+        true,
+      );
+      assert.equal(await family.refusals('directline_channel_activities'), 1);
+    });
   });
 });
 
@@ -112,33 +118,35 @@ describe('Direct Line: streams one process holds', () => {
   before(() => family.start());
   after(() => family.stop());
 
-  it('holds DIRECTLINE_STREAMS streams; one more is 503 DIRECTLINE_STREAMS_FULL with Retry-After, until one closes', async () => {
-    const first = await family.conversation();
-    const open = new WebSocket(first.streamUrl);
-    await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject));
-    const second = await family.conversation();
-    const { status, retryAfter, type } = await refusedUpgrade(second.streamUrl);
-    assert.deepEqual(
-      { status, retryAfter, type },
-      { status: 503, retryAfter: '5', type: 'DIRECTLINE_STREAMS_FULL' },
-    );
-    assert.equal(await family.refusals('directline_streams'), 1);
-    open.close();
-    await new Promise((resolve) => open.once('close', resolve));
-    // The server sees the close a moment later; then the room is there again.
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const again = new WebSocket(second.streamUrl);
-      const opened = await new Promise<boolean>((resolve) => {
-        again.once('open', () => resolve(true));
-        again.once('unexpected-response', () => resolve(false));
-        again.once('error', () => resolve(false));
-      });
-      again.terminate();
-      if (opened) break;
-      assert.ok(Date.now() < deadline, 'the room never came back');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  describe('errors', () => {
+    it('holds DIRECTLINE_STREAMS streams; one more is 503 DIRECTLINE_STREAMS_FULL with Retry-After, until one closes', async () => {
+      const first = await family.conversation();
+      const open = new WebSocket(first.streamUrl);
+      await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject));
+      const second = await family.conversation();
+      const { status, retryAfter, type } = await refusedUpgrade(second.streamUrl);
+      assert.deepEqual(
+        { status, retryAfter, type },
+        { status: 503, retryAfter: '5', type: 'DIRECTLINE_STREAMS_FULL' },
+      );
+      assert.equal(await family.refusals('directline_streams'), 1);
+      open.close();
+      await new Promise((resolve) => open.once('close', resolve));
+      // The server sees the close a moment later; then the room is there again.
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const again = new WebSocket(second.streamUrl);
+        const opened = await new Promise<boolean>((resolve) => {
+          again.once('open', () => resolve(true));
+          again.once('unexpected-response', () => resolve(false));
+          again.once('error', () => resolve(false));
+        });
+        again.terminate();
+        if (opened) break;
+        assert.ok(Date.now() < deadline, 'the room never came back');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
   });
 });
 
@@ -150,13 +158,15 @@ describe('chat page tokens per client address: IPv6 counted by /64', () => {
   const token = (address: string) =>
     fetch(`${family.base}/chat/token`, { method: 'POST', headers: { 'x-forwarded-for': address } });
 
-  it('counts two addresses of one /64 as one client: the third token is 429 with Retry-After; another /64 still gets one', async () => {
-    assert.equal((await token('2001:db8:1:2::1')).status, 200);
-    assert.equal((await token('2001:db8:1:2:ffff::9')).status, 200);
-    const refused = await token('2001:0db8:0001:0002:0:0:0:abcd');
-    assert.equal(refused.status, 429);
-    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-    assert.equal((await token('2001:db8:1:3::1')).status, 200);
-    assert.equal(await family.refusals('chat_token_per_address'), 1);
+  describe('errors', () => {
+    it('counts two addresses of one /64 as one client: the third token is 429 with Retry-After; another /64 still gets one', async () => {
+      assert.equal((await token('2001:db8:1:2::1')).status, 200);
+      assert.equal((await token('2001:db8:1:2:ffff::9')).status, 200);
+      const refused = await token('2001:0db8:0001:0002:0:0:0:abcd');
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal((await token('2001:db8:1:3::1')).status, 200);
+      assert.equal(await family.refusals('chat_token_per_address'), 1);
+    });
   });
 });

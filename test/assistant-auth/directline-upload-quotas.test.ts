@@ -84,50 +84,54 @@ describe('embedded Direct Line channel: what one conversation may hold', () => {
   before(() => family.start());
   after(() => family.stop());
 
-  it('takes DIRECTLINE_CONVERSATION_UPLOAD_FILES files, then 413 and nothing stored; another conversation still takes files', async () => {
-    const full = await family.conversation();
-    assert.equal((await family.upload(full, [100, 100, 100])).status, 200);
-    assert.equal((await family.upload(full, [100])).status, 200);
-    await assertRefused(await family.upload(full, [100]), 413, 'DIRECTLINE_CONVERSATION_UPLOADS_FULL');
-    assert.equal(await family.storedFiles(full), 4);
-    assert.equal((await family.upload(await family.conversation(), [100])).status, 200);
-    assert.equal(await family.refusals('upload_conversation_full'), 1, 'counted in /metrics');
+  describe('happy', () => {
+    it('are declared on the upload operation of the OpenAPI document', async () => {
+      const types = (await family.uploadOperation())?.['x-error-types'] ?? {};
+      assert.ok(types['413']?.includes('DIRECTLINE_CONVERSATION_UPLOADS_FULL'));
+      assert.ok(types['413']?.includes('DIRECTLINE_UPLOAD_TOO_LARGE'));
+      assert.ok(types['429']?.includes('DIRECTLINE_UPLOAD_RATE_LIMITED'));
+      assert.ok(types['429']?.includes('DIRECTLINE_UPLOAD_STORE_FULL'));
+    });
   });
 
-  it('takes DIRECTLINE_CONVERSATION_UPLOAD_BYTES bytes in all, then 413', async () => {
-    const conversation = await family.conversation();
-    assert.equal((await family.upload(conversation, [5000])).status, 200);
-    await assertRefused(
-      await family.upload(conversation, [4000]),
-      413,
-      'DIRECTLINE_CONVERSATION_UPLOADS_FULL',
-    );
-    assert.equal((await family.upload(conversation, [3000])).status, 200, 'what still fits is taken');
-    assert.equal(await family.storedFiles(conversation), 2);
-  });
+  describe('errors', () => {
+    it('takes DIRECTLINE_CONVERSATION_UPLOAD_FILES files, then 413 and nothing stored; another conversation still takes files', async () => {
+      const full = await family.conversation();
+      assert.equal((await family.upload(full, [100, 100, 100])).status, 200);
+      assert.equal((await family.upload(full, [100])).status, 200);
+      await assertRefused(await family.upload(full, [100]), 413, 'DIRECTLINE_CONVERSATION_UPLOADS_FULL');
+      assert.equal(await family.storedFiles(full), 4);
+      assert.equal((await family.upload(await family.conversation(), [100])).status, 200);
+      assert.equal(await family.refusals('upload_conversation_full'), 1, 'counted in /metrics');
+    });
 
-  it('refuses a full conversation before reading the body, however large', async () => {
-    const conversation = await family.conversation();
-    assert.equal((await family.upload(conversation, [8192])).status, 200);
-    // Over DIRECTLINE_UPLOAD_LIMIT too: the room is checked first, so that is not what it says.
-    const huge = await family.upload(conversation, [20000]);
-    await assertRefused(huge, 413, 'DIRECTLINE_CONVERSATION_UPLOADS_FULL');
-  });
+    it('takes DIRECTLINE_CONVERSATION_UPLOAD_BYTES bytes in all, then 413', async () => {
+      const conversation = await family.conversation();
+      assert.equal((await family.upload(conversation, [5000])).status, 200);
+      await assertRefused(
+        await family.upload(conversation, [4000]),
+        413,
+        'DIRECTLINE_CONVERSATION_UPLOADS_FULL',
+      );
+      assert.equal((await family.upload(conversation, [3000])).status, 200, 'what still fits is taken');
+      assert.equal(await family.storedFiles(conversation), 2);
+    });
 
-  it('are declared on the upload operation of the OpenAPI document', async () => {
-    const types = (await family.uploadOperation())?.['x-error-types'] ?? {};
-    assert.ok(types['413']?.includes('DIRECTLINE_CONVERSATION_UPLOADS_FULL'));
-    assert.ok(types['413']?.includes('DIRECTLINE_UPLOAD_TOO_LARGE'));
-    assert.ok(types['429']?.includes('DIRECTLINE_UPLOAD_RATE_LIMITED'));
-    assert.ok(types['429']?.includes('DIRECTLINE_UPLOAD_STORE_FULL'));
-  });
+    it('refuses a full conversation before reading the body, however large', async () => {
+      const conversation = await family.conversation();
+      assert.equal((await family.upload(conversation, [8192])).status, 200);
+      // Over DIRECTLINE_UPLOAD_LIMIT too: the room is checked first, so that is not what it says.
+      const huge = await family.upload(conversation, [20000]);
+      await assertRefused(huge, 413, 'DIRECTLINE_CONVERSATION_UPLOADS_FULL');
+    });
 
-  it('weighs uploads sent at once one after the other: eight single files, exactly four stored', async () => {
-    const conversation = await family.conversation();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => family.upload(conversation, [10])));
-    const statuses = answers.map((answer) => answer.status).sort();
-    assert.deepEqual(statuses, [200, 200, 200, 200, 413, 413, 413, 413]);
-    assert.equal(await family.storedFiles(conversation), 4);
+    it('weighs uploads sent at once one after the other: eight single files, exactly four stored', async () => {
+      const conversation = await family.conversation();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => family.upload(conversation, [10])));
+      const statuses = answers.map((answer) => answer.status).sort();
+      assert.deepEqual(statuses, [200, 200, 200, 200, 413, 413, 413, 413]);
+      assert.equal(await family.storedFiles(conversation), 4);
+    });
   });
 });
 
@@ -140,36 +144,43 @@ describe('embedded Direct Line channel: what one token may upload within REQUEST
   before(() => family.start());
   after(() => family.stop());
 
-  it('takes DIRECTLINE_TOKEN_UPLOAD_FILES files, then 429 with Retry-After, also with a refreshed token; takes more once the window moved on', async () => {
-    const conversation = await family.conversation();
-    for (let upload = 0; upload < 3; upload += 1) {
-      assert.equal((await family.upload(conversation, [100])).status, 200);
-    }
-    await assertRefused(await family.upload(conversation, [100]), 429, 'DIRECTLINE_UPLOAD_RATE_LIMITED', '4');
-    const refreshed = await family.refresh(conversation.token);
-    await assertRefused(
-      await family.upload(conversation, [100], refreshed),
-      429,
-      'DIRECTLINE_UPLOAD_RATE_LIMITED',
-      '4',
-    );
-    assert.equal(await family.storedFiles(conversation), 3);
-    assert.equal(await family.refusals('upload_per_token'), 2, 'counted in /metrics');
-    await sleep(4100);
-    assert.equal((await family.upload(conversation, [100], refreshed)).status, 200);
-    assert.equal(await family.storedFiles(conversation), 4);
-  });
+  describe('errors', () => {
+    it('takes DIRECTLINE_TOKEN_UPLOAD_FILES files, then 429 with Retry-After, also with a refreshed token; takes more once the window moved on', async () => {
+      const conversation = await family.conversation();
+      for (let upload = 0; upload < 3; upload += 1) {
+        assert.equal((await family.upload(conversation, [100])).status, 200);
+      }
+      await assertRefused(
+        await family.upload(conversation, [100]),
+        429,
+        'DIRECTLINE_UPLOAD_RATE_LIMITED',
+        '4',
+      );
+      const refreshed = await family.refresh(conversation.token);
+      await assertRefused(
+        await family.upload(conversation, [100], refreshed),
+        429,
+        'DIRECTLINE_UPLOAD_RATE_LIMITED',
+        '4',
+      );
+      assert.equal(await family.storedFiles(conversation), 3);
+      assert.equal(await family.refusals('upload_per_token'), 2, 'counted in /metrics');
+      await sleep(4100);
+      assert.equal((await family.upload(conversation, [100], refreshed)).status, 200);
+      assert.equal(await family.storedFiles(conversation), 4);
+    });
 
-  it('takes DIRECTLINE_TOKEN_UPLOAD_BYTES bytes, then 429', async () => {
-    const conversation = await family.conversation();
-    assert.equal((await family.upload(conversation, [5000])).status, 200);
-    await assertRefused(
-      await family.upload(conversation, [2000]),
-      429,
-      'DIRECTLINE_UPLOAD_RATE_LIMITED',
-      '4',
-    );
-    assert.equal((await family.upload(conversation, [1000])).status, 200, 'what still fits is taken');
+    it('takes DIRECTLINE_TOKEN_UPLOAD_BYTES bytes, then 429', async () => {
+      const conversation = await family.conversation();
+      assert.equal((await family.upload(conversation, [5000])).status, 200);
+      await assertRefused(
+        await family.upload(conversation, [2000]),
+        429,
+        'DIRECTLINE_UPLOAD_RATE_LIMITED',
+        '4',
+      );
+      assert.equal((await family.upload(conversation, [1000])).status, 200, 'what still fits is taken');
+    });
   });
 });
 
@@ -178,24 +189,26 @@ describe('embedded Direct Line channel: the store’s budget for uploads', () =>
   before(() => family.start());
   after(() => family.stop());
 
-  it('refuses any conversation’s upload past DIRECTLINE_UPLOAD_STORE_BYTES with 429, until removed conversations free room', async () => {
-    const first = await family.conversation();
-    const second = await family.conversation();
-    assert.equal((await family.upload(first, [6000])).status, 200);
-    await family.settled(first);
-    await sleep(5);
-    const firstIdleSince = Date.now();
-    await sleep(5);
-    // Retry-After: the retention purge's interval (an hour with the default CHANNEL_RETENTION).
-    await assertRefused(await family.upload(second, [5000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
-    assert.equal((await family.upload(second, [3000])).status, 200, 'what still fits is taken');
-    await assertRefused(await family.upload(second, [2000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
-    assert.equal(await family.refusals('upload_store_full'), 2, 'counted in /metrics');
+  describe('errors', () => {
+    it('refuses any conversation’s upload past DIRECTLINE_UPLOAD_STORE_BYTES with 429, until removed conversations free room', async () => {
+      const first = await family.conversation();
+      const second = await family.conversation();
+      assert.equal((await family.upload(first, [6000])).status, 200);
+      await family.settled(first);
+      await sleep(5);
+      const firstIdleSince = Date.now();
+      await sleep(5);
+      // Retry-After: the retention purge's interval (an hour with the default CHANNEL_RETENTION).
+      await assertRefused(await family.upload(second, [5000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
+      assert.equal((await family.upload(second, [3000])).status, 200, 'what still fits is taken');
+      await assertRefused(await family.upload(second, [2000]), 429, 'DIRECTLINE_UPLOAD_STORE_FULL', '3600');
+      assert.equal(await family.refusals('upload_store_full'), 2, 'counted in /metrics');
 
-    // The retention purge removes the first conversation, and its files with it.
-    const removed = await createDirectLineRepository(family.core.database).purgeIdleBefore(firstIdleSince);
-    assert.equal(removed, 1);
-    assert.equal((await family.upload(second, [5000])).status, 200);
-    assert.equal(await family.storedFiles(second), 2);
+      // The retention purge removes the first conversation, and its files with it.
+      const removed = await createDirectLineRepository(family.core.database).purgeIdleBefore(firstIdleSince);
+      assert.equal(removed, 1);
+      assert.equal((await family.upload(second, [5000])).status, 200);
+      assert.equal(await family.storedFiles(second), 2);
+    });
   });
 });

@@ -8,6 +8,7 @@ import { makeCallbackParam } from '../../../src/assistant-auth/callbacks/callbac
 import { startTestFamily, type TestCore } from '../../helpers/harness.ts';
 import { signedInHousehold } from '../../helpers/household.ts';
 import { openSse, type SseEvent, type SseStream } from '../../helpers/sse.ts';
+import { until } from '../../helpers/until.ts';
 
 /** A linked household: its devices' tokens, its user hash and the assistant user linked to it. */
 export interface LinkedHousehold {
@@ -101,6 +102,23 @@ export async function startHouseholdFamily(env: Record<string, string> = {}) {
     return stream;
   }
 
+  /**
+   * The held command streams close, and client-api has let them go (no stream record left): a case that
+   * holds none finds every device not connected, whatever the cases before it held.
+   */
+  async function releaseAll() {
+    for (const stream of open.splice(0)) stream.close();
+    const streams = core.database.db.withTables<{ command_streams: { device_id: string } }>();
+    await until(async () => {
+      const held = await streams
+        .selectFrom('command_streams')
+        .select('device_id')
+        .limit(1)
+        .executeTakeFirst();
+      return held === undefined ? true : undefined;
+    }, 'client-api to let the held command streams go');
+  }
+
   /** The next command on a held stream, parsed, acknowledged as a TV does. */
   async function command(home: LinkedHousehold, device: string, stream: SseStream) {
     const event: SseEvent = await stream.next();
@@ -121,6 +139,7 @@ export async function startHouseholdFamily(env: Record<string, string> = {}) {
     play,
     stopAll,
     hold,
+    releaseAll,
     command,
     async close() {
       for (const stream of open) stream.close();

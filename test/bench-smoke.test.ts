@@ -114,8 +114,8 @@ test(`npm run bench -- --quick --scale 2 on ${database}: every part runs end to 
   }
 
   // A verdict for every floor this run could check: 2 or 3 ratios to bare, 3 formats, pgbench's on
-  // PostgreSQL, the report against the save, 5 of each stream part, 2 per path at scale.
-  const expected = database === 'postgres' ? 3 + 3 + 1 + 1 + 10 + 6 : 2 + 3 + 1 + 10 + 6;
+  // PostgreSQL, the report against the save, 4 of each stream part, 2 per path at scale.
+  const expected = database === 'postgres' ? 3 + 3 + 1 + 1 + 8 + 6 : 2 + 3 + 1 + 8 + 6;
   assert.equal(store?.floors.length, expected, JSON.stringify(store?.floors));
   for (const floor of store?.floors ?? [])
     assert.notEqual(floor.verdict, '-', `${floor.floor}: not measured`);

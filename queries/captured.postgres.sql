@@ -155,8 +155,8 @@ update "mail_outbox" set "locked_until" = $1 where "id" = $2 and "status" = $3 a
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "device_id" = $3
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "device_id" = $3 and "qsp_version" = $4
+update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "id" = $3
 update "sessions" set "closed_at" = $1 where "account_number" = $2 and "closed_at" is null and "qsp_version" = $3
-update "sessions" set "closed_at" = $1 where "id" = $2 and "closed_at" is null returning "account_number", "device_id"
 update "sessions" set "last_used_at" = $1 where "id" = $2
 update "sessions" set "refresh_hash" = $1, "refresh_expires_at" = $2, "last_used_at" = $3, "tier" = $4, "scope" = $5, "user_profile" = $6 where "id" = $7 and "refresh_hash" = $8 and "closed_at" is null
 update "users" set "subscriptions" = $1 where "platform_user_id" = $2

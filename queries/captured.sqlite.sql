@@ -67,7 +67,7 @@ select "device_id", "stream_content_id", "stream_since" from "devices" where "ac
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = ? and "directline_activities"."claimed_until" < ? order by "directline_activities"."created_at" limit ?
 select "holder" from "command_streams" where "account_number" = ? and "device_id" = ? and "seen_at" >= ? limit ?
 select "id" from "api_keys" where "id" = ?
-select "id" from "sessions" where "id" in (?, ?) and "closed_at" is not null
+select "id" from "sessions" where "id" in (?) and "closed_at" is not null
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = ? and "conversation_id" = ?
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = ?
 select "name", "value" from "store_identity" where substr(name, 1, ?) = ? order by "name"
@@ -155,7 +155,7 @@ update "mail_outbox" set "locked_until" = ? where "id" = ? and "status" = ? and 
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "device_id" = ?
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "device_id" = ? and "qsp_version" = ?
+update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "id" = ?
 update "sessions" set "closed_at" = ? where "account_number" = ? and "closed_at" is null and "qsp_version" = ?
-update "sessions" set "closed_at" = ? where "id" = ? and "closed_at" is null returning "account_number", "device_id"
 update "sessions" set "refresh_hash" = ?, "refresh_expires_at" = ?, "last_used_at" = ?, "tier" = ?, "scope" = ?, "user_profile" = ? where "id" = ? and "refresh_hash" = ? and "closed_at" is null
 update "users" set "subscriptions" = ? where "platform_user_id" = ?

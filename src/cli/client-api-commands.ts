@@ -81,13 +81,14 @@ export const clientApiCommands: Command[] = [
       if (!/^\d+$/.test(String(values.limit)) || limit > STREAM_LIMIT_MAX)
         throw new UsageError(`--limit is a whole number from 0 to ${STREAM_LIMIT_MAX}`);
       const { composeClientApi } = await import('../client-api/composition.ts');
+      const { accountErrors } = await import('../client-api/accounts/errors.ts');
       const core = await context.core();
       const { playback } = composeClientApi(core);
       const accountNumber = String(values.account);
       try {
         await playback.setLimit(accountNumber, limit);
       } catch (error) {
-        if ((error as { status?: number }).status === 404)
+        if ((error as { type?: unknown }).type === accountErrors.ACCOUNT_NOT_FOUND.type)
           throw new UsageError(`no account ${accountNumber}`);
         throw error;
       }

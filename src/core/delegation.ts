@@ -23,7 +23,10 @@ export const delegationScopes = [
   'devices:read',
   /** Rename, enable or disable a device. */
   'devices:write',
-  /** Close a device's sessions (sign it out), or every session of the account (sign out everywhere). */
+  /**
+   * Close a device's sessions (sign it out), every session of the account (sign out everywhere), or the one
+   * session the token rests on (the chat page's sign-out).
+   */
   'sessions:write',
   /** Read the account user's playback positions (continue watching, where was I). */
   'bookmarks:read',

@@ -26,9 +26,6 @@ export interface SignInSessions {
   close(assistantId: string, session: SignInSession, requestId?: string): Promise<void>;
 }
 
-/** What a 404 of the close may say: the session, or its account, is not there to close. */
-const GONE = new Set(['SESSION_NOT_FOUND', 'ACCOUNT_NOT_FOUND']);
-
 /** The check's token is used once, at once. */
 const CHECK_TTL_SECONDS = 30;
 
@@ -92,10 +89,10 @@ export function createSignInSessions(
         },
         [401, 404],
       );
-      // 401: the session is closed already (the token rests on it); 404: another request closed it
-      // meanwhile, or its account is gone. Any other 404 (no such route: a wrong base path) is a failure.
+      // 401: the session is closed already (the token rests on it); 404 SESSION_NOT_FOUND: another request
+      // closed it meanwhile. Any other 404 (no such route: a wrong base path) is a failure.
       const type = answer.body?.errors?.[0]?.type;
-      if (answer.status === 404 && !(typeof type === 'string' && GONE.has(type))) {
+      if (answer.status === 404 && type !== 'SESSION_NOT_FOUND') {
         throw subsystemErrors.SUBSYSTEM_ERROR(`The client-api subsystem answered 404 ${String(type)}.`);
       }
     },

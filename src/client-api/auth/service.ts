@@ -242,7 +242,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
       if (!sameHash(session.refresh_hash, parsed.hash)) {
         // A refresh token of this session that is no longer its current one: it was rotated, so someone
         // replays it (a thief or the robbed device). The session ends, with the tokens issued after it.
-        await sessions.closeById(session.id, now);
+        await sessions.close({ accountNumber: session.account_number, sessionId: session.id }, now);
         throw refused();
       }
       if (session.device_class !== deviceClass || session.device_id !== deviceId) throw refused();
@@ -250,7 +250,7 @@ export function createAuthService({ config, users, devices, sessions, signingKey
         session.refresh_expires_at <= now ||
         now - session.last_used_at > config.SESSION_IDLE_TIMEOUT * 1000
       ) {
-        await sessions.closeById(session.id, now);
+        await sessions.close({ accountNumber: session.account_number, sessionId: session.id }, now);
         throw refused();
       }
       const user = await users.findByPlatformUserId(session.platform_user_id);

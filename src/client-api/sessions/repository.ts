@@ -19,7 +19,7 @@ export interface SessionFilter {
   deviceId?: string;
   /** Undefined addresses every qspVersion (`All`). */
   qspVersion?: string;
-  /** One session only (a sign-out of the session a credential rests on). */
+  /** One session only: the one a credential rests on (its sign-out), or a replayed refresh token's. */
   sessionId?: string;
 }
 
@@ -151,19 +151,6 @@ export function createSessionRepository(database: Database) {
         .orderBy('device_id')
         .execute();
       return rows.map((row) => row.device_id);
-    },
-
-    async closeById(id: string, at: number): Promise<void> {
-      const row = await db
-        .updateTable('sessions')
-        .set({ closed_at: at })
-        .where('id', '=', id)
-        .where('closed_at', 'is', null)
-        .returning(['account_number', 'device_id'])
-        .executeTakeFirst();
-      if (!row) return;
-      closed(1);
-      await endStreamsOfSignedOut(row.account_number, row.device_id);
     },
   };
 }

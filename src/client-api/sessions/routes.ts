@@ -82,11 +82,7 @@ export function sessionRoutes(app: App, { access, sessions }: Pick<ClientApi, 'a
         security: 'deviceOrOperator',
         owner: 'accountNumber',
         delegated: 'sessions:write',
-        errors: [
-          sessionErrors.NO_CURRENT_SESSION,
-          accountErrors.ACCOUNT_NOT_FOUND,
-          sessionErrors.SESSION_NOT_FOUND,
-        ],
+        errors: [sessionErrors.NO_CURRENT_SESSION, sessionErrors.SESSION_NOT_FOUND],
       },
       { params: AccountParams, response: { 204: closed } },
     ),

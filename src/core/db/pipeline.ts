@@ -141,7 +141,9 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   /** A turn's transaction ended: every statement answered as it answered, or run again alone, or failed. */
   const endTransaction = (turn: Turn, error: Error | undefined, result: pg.QueryResult | undefined) => {
     const { statements } = turn;
-    const committed = !error && result?.command === 'COMMIT' && statements.every((one) => !one.error);
+    // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: a statement
+    // that failed in a committed turn failed before it was sent (node-postgres refused it), and failed alone.
+    const committed = !error && result?.command === 'COMMIT';
     if (committed || turn.unbegun) {
       for (const one of statements) {
         if (one.error) one.reject(one.error);

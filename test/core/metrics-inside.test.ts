@@ -223,10 +223,14 @@ describe('metrics of what a family test does not reach', () => {
         body: JSON.stringify({ email: 'undeliverable@example.test', language: 'en' }),
       });
       assert.equal(registered.status, 200);
+      // One scrape reads the counters at once but the outbox from the store a moment later, so the outbox
+      // can already show the failure the counters were read before: wait for both to say it.
       const text = await until(async () => {
         const now = await scrape(core, url);
-        return sample(now, 'sintonia_mail_outbox_messages', { status: 'failed' }) === 1 ? now : undefined;
-      }, 'the outbox to show the failed e-mail');
+        const failed = sample(now, 'sintonia_mail_outbox_messages', { status: 'failed' }) === 1;
+        const counted = sample(now, 'sintonia_mail_deliveries_total', { outcome: 'failed' }) === 1;
+        return failed && counted ? now : undefined;
+      }, 'the outbox and the counters to show the failed e-mail');
       assert.equal(sample(text, 'sintonia_mail_deliveries_total', { outcome: 'retry' }), 1);
       assert.equal(sample(text, 'sintonia_mail_deliveries_total', { outcome: 'failed' }), 1);
       assert.equal(sample(text, 'sintonia_mail_outbox_messages', { status: 'pending' }), 0);

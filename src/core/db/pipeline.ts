@@ -141,8 +141,8 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   /** A turn's transaction ended: every statement answered as it answered, or run again alone, or failed. */
   const endTransaction = (turn: Turn, error: Error | undefined, result: pg.QueryResult | undefined) => {
     const { statements } = turn;
-    // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: a statement
-    // that failed in a committed turn failed before it was sent (node-postgres refused it), and failed alone.
+    // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: committed,
+    // every statement of the turn was answered by the server as it would have been alone.
     const committed = !error && result?.command === 'COMMIT';
     if (committed || turn.unbegun) {
       for (const one of statements) {

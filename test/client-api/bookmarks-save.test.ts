@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { POOL_APPLICATION_NAME } from '../../src/core/db/database.ts';
+import { WRITES_APPLICATION_NAME } from '../../src/core/db/database.ts';
 import { testDatabase } from '../helpers/harness.ts';
 import {
   type AccountsFixture,
@@ -349,7 +349,7 @@ describe('bookmark save', () => {
     });
 
     it('a save whose connection is killed under it is 503 STORE_UNAVAILABLE, writes nothing, and the next one lands', async (t) => {
-      if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a connection of the pool to kill');
+      if (testDatabase !== 'postgres') return t.skip('PostgreSQL: a connection of the writes to kill');
       // Killed under a statement, the connection must take no later one: the save after it lands.
       const admin = new pg.Client({ connectionString: fx.core.env.DATABASE_URL });
       await admin.connect();
@@ -365,7 +365,7 @@ describe('bookmark save', () => {
           const { rows } = await admin.query<{ killed: boolean }>(
             `select pg_terminate_backend(pid) as killed from pg_stat_activity
               where datname = current_database() and application_name = $1 and wait_event_type = 'Lock'`,
-            [POOL_APPLICATION_NAME],
+            [WRITES_APPLICATION_NAME],
           );
           killed = rows.filter((row) => row.killed).length;
           if (killed === 0 && Date.now() > deadline) assert.fail('the save never waited on the lock');

@@ -38,14 +38,14 @@ export const familyVariables = {
     maximum: 1000,
     default: 10,
     description:
-      "Connections each process keeps to PostgreSQL (DATABASE_URL) for transactions and writes, and for every statement when DATABASE_PIPELINE_CONNECTIONS is 0; every process of one store has its own, so the sum over the processes must stay under the server's max_connections.",
+      "Connections each process keeps to PostgreSQL (DATABASE_URL) for transactions (and a turn's writes run again one by one after their shared transaction rolled back), and for every statement when DATABASE_PIPELINE_CONNECTIONS is 0; every process of one store has its own, so the sum over the processes must stay under the server's max_connections.",
   }),
   DATABASE_PIPELINE_CONNECTIONS: Type.Integer({
     minimum: 0,
     maximum: 64,
     default: 2,
     description:
-      'Pipelined PostgreSQL connections each process opens, on first use, for every read outside a transaction: the reads of one turn of the event loop leave in one write on one of them. 0 runs those statements on the pool instead. In addition to DATABASE_POOL_SIZE.',
+      'Pipelined PostgreSQL connections each process opens, on first use, for the reads outside a transaction, and as many again for the writes: the reads of one turn of the event loop leave in one write on one of them, and its writes in one transaction on another (one commit for all). 0 runs those statements on the pool, one by one. In addition to DATABASE_POOL_SIZE.',
   }),
   LOG_LEVEL: Type.Union(
     [

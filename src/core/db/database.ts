@@ -5,8 +5,8 @@ import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect, 
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
-import { type StatementPipeline, statementPipeline } from './pipeline.ts';
-import { PipelinedDialect } from './pipelined-driver.ts';
+import { statementPipeline } from './pipeline.ts';
+import { onThePool, PipelinedDialect, type Pipelines } from './pipelined-driver.ts';
 import { preparedOnce } from './sqlite-statements.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -31,9 +31,9 @@ export interface Database {
   readonly postgres?: pg.Pool;
   /**
    * The pipelined connections (pipeline.ts) every single statement outside a transaction goes through
-   * (pipelined-driver.ts), when DATABASE_PIPELINE_CONNECTIONS is not 0.
+   * (pipelined-driver.ts), reads and writes apart, when DATABASE_PIPELINE_CONNECTIONS is not 0.
    */
-  readonly pipeline?: StatementPipeline;
+  readonly pipelines?: Pipelines;
   /**
    * The store's change signal `name` (see change-signal.ts), shared by every process on this SQLite file;
    * undefined on PostgreSQL, where servers on other hosts could not see it: callers then read the rows.
@@ -133,6 +133,8 @@ const CONNECTION_TIMEOUT_MS = 5000;
 
 /** How the pool's connections show in pg_stat_activity (the pipelined ones: PIPELINE_APPLICATION_NAME). */
 export const POOL_APPLICATION_NAME = 'sintonia-pool';
+/** How the pipelined connections for writes show there (each turn's writes in one transaction). */
+export const WRITES_APPLICATION_NAME = 'sintonia-writes';
 
 function openPostgres(url: string, poolSize: number, pipelineConnections: number): Database {
   const pool = new pg.Pool({
@@ -149,31 +151,39 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
   // on its own (503), and the pool drops the client when it comes back.
   pool.on('connect', (client) => client.on('error', () => {}));
   const statistics: StoreStatistics = { statements: 0 };
-  const pipeline =
+  const pipelineOptions = {
+    connectionString: url,
+    connections: pipelineConnections,
+    types: pgTypes,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+  };
+  const pipelines: Pipelines | undefined =
     pipelineConnections > 0
-      ? statementPipeline({
-          connectionString: url,
-          connections: pipelineConnections,
-          types: pgTypes,
-          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-        })
+      ? {
+          reads: statementPipeline(pipelineOptions),
+          writes: statementPipeline({
+            ...pipelineOptions,
+            applicationName: WRITES_APPLICATION_NAME,
+            alone: (statement) => onThePool(pool, statement),
+          }),
+        }
       : undefined;
-  const dialect = pipeline ? new PipelinedDialect(pool, pipeline) : new PostgresDialect({ pool });
+  const dialect = pipelines ? new PipelinedDialect(pool, pipelines) : new PostgresDialect({ pool });
   const db = countingKysely(dialect, statistics);
   const parsed = new URL(url);
   return {
     db,
     // On the pool; not destroyed apart: db.destroy() ends the pool they share.
-    sessionDb: pipeline ? new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) }) : db,
+    sessionDb: pipelines ? new Kysely<CoreTables>({ dialect: new PostgresDialect({ pool }) }) : db,
     dialect: 'postgres',
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     postgres: pool,
-    ...(pipeline ? { pipeline } : {}),
+    ...(pipelines ? { pipelines } : {}),
     changeSignal: () => undefined,
     statistics,
     ping: () => ping(db),
     close: async () => {
-      await pipeline?.close();
+      await Promise.all([pipelines?.reads.close(), pipelines?.writes.close()]);
       await db.destroy();
     },
   };

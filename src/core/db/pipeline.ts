@@ -28,6 +28,17 @@ export interface PipelineOptions {
   connections: number;
   types: pg.CustomTypesConfig;
   connectionTimeoutMillis: number;
+  /** How its connections show in pg_stat_activity; PIPELINE_APPLICATION_NAME unless said. */
+  applicationName?: string;
+  /**
+   * Set for writes: each turn's statements on a connection run in one transaction (`begin` before them,
+   * `commit` after, in the same write), each answered once that commits, so a turn's writes share one
+   * commit and one WAL flush. Should the transaction roll back (a statement failed: a constraint, a
+   * deadlock), nothing of it was kept and each of its statements runs again alone through this function,
+   * so each answers as it would have alone. Should the connection be lost, whether it committed is unknown:
+   * its statements fail, none is run again.
+   */
+  alone?: (statement: Statement) => Promise<pg.QueryResult>;
 }
 
 export const PIPELINE_APPLICATION_NAME = 'sintonia-statements';
@@ -48,6 +59,23 @@ interface Lane {
   /** Send times (epoch ms) of the statements on the wire: answers come back in the order sent. */
   sentAt: number[];
   retired: boolean;
+  /** With `alone`: this turn's transaction, its statements answered when it ends. */
+  turn?: Turn;
+}
+
+interface Turn {
+  statements: Settling[];
+  /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
+  unbegun: boolean;
+}
+
+/** A statement of a turn's transaction: what it answered, kept until the transaction ends. */
+interface Settling {
+  statement: Statement;
+  resolve: (result: pg.QueryResult) => void;
+  reject: (error: Error) => void;
+  result?: pg.QueryResult;
+  error?: Error;
 }
 
 /**
@@ -88,7 +116,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       types: options.types,
       connectionTimeoutMillis: options.connectionTimeoutMillis,
       // Tells them apart in pg_stat_activity from the pool's and the event bus's connections.
-      application_name: PIPELINE_APPLICATION_NAME,
+      application_name: options.applicationName ?? PIPELINE_APPLICATION_NAME,
       pipeline: true,
     });
     const lane: Lane = { client, sentAt: [], retired: false };
@@ -104,8 +132,52 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   // TLS one while connecting.
   const endTurn = (lane: Lane, stream: Writable) => {
     if (current === lane) current = undefined;
+    const turn = lane.turn;
+    lane.turn = undefined;
+    if (turn !== undefined) send(lane, COMMIT, (error, result) => endTransaction(turn, error, result));
     stream.uncork();
   };
+
+  /** A turn's transaction ended: every statement answered as it answered, or run again alone, or failed. */
+  const endTransaction = (turn: Turn, error: Error | undefined, result: pg.QueryResult | undefined) => {
+    const { statements } = turn;
+    // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: committed,
+    // every statement of the turn was answered by the server as it would have been alone.
+    const committed = !error && result?.command === 'COMMIT';
+    if (committed || turn.unbegun) {
+      for (const one of statements) {
+        if (one.error) one.reject(one.error);
+        else one.resolve(one.result as pg.QueryResult);
+      }
+    } else if (error && connectionLost(error)) {
+      for (const one of statements) one.reject(one.error ?? error);
+    } else {
+      const alone = options.alone as NonNullable<PipelineOptions['alone']>;
+      for (const one of statements) alone(one.statement).then(one.resolve, one.reject);
+    }
+  };
+
+  /** Sends one statement on `lane`, its send time kept until its answer; a lost connection retires the lane. */
+  function send<Row extends pg.QueryResultRow>(
+    lane: Lane,
+    statement: Statement,
+    callback: (error: Error | undefined, result: pg.QueryResult<Row>) => void,
+  ): void {
+    lane.sentAt.push(Date.now());
+    // The callback form: node-postgres makes no promise of its own.
+    lane.client.query(
+      queryOf(statement, (error: Error | undefined, result: pg.QueryResult<Row>) => {
+        lane.sentAt.shift();
+        // No error is null at run time, whatever the types say. The connection is going: no later
+        // statement may be sent to it before its 'end' says so.
+        if (error && connectionLost(error)) {
+          retire(lane);
+          lane.client.end().catch(() => {});
+        }
+        callback(error ?? undefined, result);
+      }),
+    );
+  }
 
   const stalled = (lane: Lane, now: number) => {
     const oldest = lane.sentAt[0];
@@ -125,6 +197,13 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     current = lane;
     const stream = lane.client.connection.stream;
     stream.cork();
+    if (options.alone !== undefined) {
+      const turn: Turn = { statements: [], unbegun: false };
+      lane.turn = turn;
+      send(lane, BEGIN, (error) => {
+        if (error) turn.unbegun = true;
+      });
+    }
     setImmediate(endTurn, lane, stream);
     return lane;
   };
@@ -140,24 +219,18 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     },
     query<Row extends pg.QueryResultRow>(statement: Statement) {
       if (closed) return Promise.reject(new Error(PIPELINE_CLOSED));
-      const now = Date.now();
-      const lane = laneForThisTurn(now);
-      lane.sentAt.push(now);
+      const lane = laneForThisTurn(Date.now());
       return new Promise<pg.QueryResult<Row>>((resolve, reject) => {
-        // The callback form: node-postgres makes no promise of its own.
-        lane.client.query(
-          queryOf(statement, (error: Error | undefined, result: pg.QueryResult<Row>) => {
-            lane.sentAt.shift();
-            // No error is null at run time, whatever the types say.
-            if (!error) return resolve(result);
-            // The connection is going: no later statement may be sent to it before its 'end' says so.
-            if (connectionLost(error)) {
-              retire(lane);
-              lane.client.end().catch(() => {});
-            }
-            reject(error);
-          }),
-        );
+        const turn = lane.turn;
+        if (turn === undefined) {
+          return send<Row>(lane, statement, (error, result) => (error ? reject(error) : resolve(result)));
+        }
+        const one: Settling = { statement, resolve: resolve as Settling['resolve'], reject };
+        turn.statements.push(one);
+        send<Row>(lane, statement, (error, result) => {
+          if (error) one.error = error;
+          else one.result = result;
+        });
       });
     },
     async close() {
@@ -168,6 +241,9 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     },
   };
 }
+
+const BEGIN: Statement = { text: 'begin' };
+const COMMIT: Statement = { text: 'commit' };
 
 /**
  * An error that ends its connection rather than only its statement: a driver error (socket closed, reset),

@@ -9,7 +9,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import type { StatementPipeline } from './pipeline.ts';
+import type { Statement, StatementPipeline } from './pipeline.ts';
 import { isStoreUnavailable } from './unavailable.ts';
 
 /** A connection of the pool, as Kysely's PostgreSQL driver hands it out and takes it back. */
@@ -18,29 +18,39 @@ type PooledConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 /** Most statement texts given a name (parsed once per pipelined connection); past it, the rest go unnamed. */
 const NAMED_TEXTS = 1000;
 
+/** The pipelines (pipeline.ts) single statements outside a transaction go through. */
+export interface Pipelines {
+  /** Reads, each its own implicit transaction. */
+  reads: StatementPipeline;
+  /** Writes, each turn's on a connection in one transaction (`alone`: their commit is shared). */
+  writes: StatementPipeline;
+}
+
 /**
- * PostgreSQL for Kysely: every single read outside a transaction sent through the pipeline (pipeline.ts) as
- * a named statement; writes, transactions and streams on a connection of the pool, as Kysely's own
- * PostgreSQL driver does. A repository writes plain Kysely and never knows which.
+ * PostgreSQL for Kysely: every single statement outside a transaction sent through a pipeline (pipeline.ts)
+ * as a named statement, a read through the reads', a write through the writes'; transactions and streams
+ * on a connection of the pool, as Kysely's own PostgreSQL driver does. A repository writes plain Kysely and
+ * never knows which.
  *
- * Why writes stay off the pipeline: a pipelined connection's backend runs its statements one after the
- * other, and a durable write's commit waits for its WAL flush before the next statement starts, so writes
- * pipelined on a few connections queue behind each other's flushes, while the pool's connections wait side
- * by side and PostgreSQL flushes their commits together (group commit). On a durable cluster the pipelined
- * save ran at a quarter of the bare baseline's pooled upsert (docs/decisions-performance.md).
+ * Why writes have pipelined connections of their own, each turn's in one transaction: a backend runs its
+ * pipelined statements one after the other, and a durable commit waits for its WAL flush, so writes sent
+ * one by one on the reads' connections queued behind each other's flushes (a quarter of the bare
+ * baseline's pooled upsert), and one by one on the pool each waited for a flush of its own, a connection
+ * held all the while (0.58× of it). A turn's writes in one transaction share one flush, and leave in one
+ * write (docs/decisions-performance.md).
  */
 export class PipelinedDialect extends PostgresDialect {
   readonly #pool: pg.Pool;
-  readonly #pipeline: StatementPipeline;
+  readonly #pipelines: Pipelines;
 
-  constructor(pool: pg.Pool, pipeline: StatementPipeline) {
+  constructor(pool: pg.Pool, pipelines: Pipelines) {
     super({ pool } satisfies PostgresDialectConfig);
     this.#pool = pool;
-    this.#pipeline = pipeline;
+    this.#pipelines = pipelines;
   }
 
   override createDriver(): Driver {
-    return new PipelinedDriver(new PostgresDriver({ pool: this.#pool }), this.#pool, this.#pipeline);
+    return new PipelinedDriver(new PostgresDriver({ pool: this.#pool }), this.#pipelines);
   }
 }
 
@@ -66,17 +76,18 @@ class PipelinedConnection implements DatabaseConnection {
 
   constructor(
     private readonly pool: PostgresDriver,
-    private readonly pgPool: pg.Pool,
-    private readonly pipeline: StatementPipeline,
+    private readonly pipelines: Pipelines,
     private readonly nameOf: (text: string) => string | undefined,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.held !== undefined) return this.held.executeQuery(compiled);
-    const statement = { text: compiled.sql, values: compiled.parameters as unknown[] };
-    const { command, rowCount, rows } = writes(compiled)
-      ? await onThePool(this.pgPool, statement)
-      : await this.pipeline.query({ name: this.nameOf(compiled.sql), ...statement });
+    const pipeline = writes(compiled) ? this.pipelines.writes : this.pipelines.reads;
+    const { command, rowCount, rows } = await pipeline.query({
+      name: this.nameOf(compiled.sql),
+      text: compiled.sql,
+      values: compiled.parameters as unknown[],
+    });
     const changed =
       command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
     return { numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
@@ -99,8 +110,7 @@ class PipelinedDriver implements Driver {
 
   constructor(
     private readonly pool: PostgresDriver,
-    private readonly pgPool: pg.Pool,
-    private readonly pipeline: StatementPipeline,
+    private readonly pipelines: Pipelines,
   ) {}
 
   init(): Promise<void> {
@@ -108,7 +118,7 @@ class PipelinedDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pgPool, this.pipeline, this.#nameOf);
+    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pipelines, this.#nameOf);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -161,11 +171,12 @@ class PipelinedDriver implements Driver {
 }
 
 /**
- * One statement on a connection of the pool. A connection that failed under it (the server ended it, or
- * it was lost) is given back with the error, so the pool drops it at once: given back as fine, it could be
- * handed to the next statement before its end is noticed, which would then fail on it too.
+ * One statement alone on a connection of the pool: a write of a turn whose transaction rolled back
+ * (pipeline.ts `alone`). A connection that failed under it (the server ended it, or it was lost) is given
+ * back with the error, so the pool drops it at once: given back as fine, it could be handed to the next
+ * statement before its end is noticed, which would then fail on it too.
  */
-async function onThePool(pool: pg.Pool, statement: { text: string; values: unknown[] }) {
+export async function onThePool(pool: pg.Pool, statement: Statement): Promise<pg.QueryResult> {
   const client = await pool.connect();
   let lost: Error | undefined;
   try {

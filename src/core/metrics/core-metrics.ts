@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { KeyClass } from '../api-keys/api-keys.ts';
 import type { Database } from '../db/database.ts';
+import type { StatementPipeline } from '../db/pipeline.ts';
 
 /**
  * What the core measures for every service of the process: the store and the API keys' request limits.
@@ -63,23 +64,29 @@ export function createCoreMetrics(database: Database): CoreMetrics {
       }),
     );
   }
-  const pipeline = database.pipeline;
-  if (pipeline !== undefined) {
+  const pipelines = database.pipelines;
+  if (pipelines !== undefined) {
+    const each = (gauge: Gauge<'pipeline'>, value: (pipeline: StatementPipeline) => number) => {
+      gauge.set({ pipeline: 'reads' }, value(pipelines.reads));
+      gauge.set({ pipeline: 'writes' }, value(pipelines.writes));
+    };
     metrics.push(
       new Gauge({
         name: 'sintonia_store_pipeline_depth_statements',
-        help: 'Statements sent on the pipelined PostgreSQL connections and not yet answered (DATABASE_PIPELINE_CONNECTIONS).',
+        help: "Statements sent on the pipelined PostgreSQL connections and not yet answered (DATABASE_PIPELINE_CONNECTIONS), by pipeline: reads, or writes (with their turns' begin and commit).",
+        labelNames: ['pipeline'],
         registers: [],
         collect() {
-          this.set(pipeline.inFlight);
+          each(this, (pipeline) => pipeline.inFlight);
         },
       }),
       new Gauge({
         name: 'sintonia_store_pipeline_connections',
-        help: 'Pipelined PostgreSQL connections open now.',
+        help: 'Pipelined PostgreSQL connections open now, by pipeline: reads or writes.',
+        labelNames: ['pipeline'],
         registers: [],
         collect() {
-          this.set(pipeline.connections);
+          each(this, (pipeline) => pipeline.connections);
         },
       }),
     );

@@ -89,22 +89,48 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
     assert.deepEqual(await Promise.all([insert(13), insert(14)]).then(() => stored()), [10, 11, 12, 13, 14]);
   });
 
+  it('runs again alone the statements of a turn whose connection was given up before its commit', async () => {
+    await insert(30);
+    // Values that are not an array: node-postgres refuses that statement before sending it, and the
+    // pipeline gives its connection up in the middle of the turn, with the two inserts already sent on it.
+    const refused = pipeline.query({
+      text: 'insert into write_pipeline_test values ($1)',
+      values: 'not an array' as unknown as unknown[],
+    });
+    const results = await Promise.allSettled([insert(31), refused, insert(32)]);
+    assert.deepEqual(
+      results.map((result) => (result.status === 'fulfilled' ? result.value.rows[0]?.id : result.status)),
+      [31, 'rejected', 32],
+    );
+    const failed = results[1];
+    assert.match(failed?.status === 'rejected' ? String(failed.reason) : '', /must be an array/);
+    assert.deepEqual(await stored(), [30, 31, 32], 'what the turn answered is there to see');
+    assert.equal(alone.length, 3, 'nothing of the turn was committed: each ran again alone');
+  });
+
   it('fails the statements of a turn whose connection is lost, keeps none and runs none again', async () => {
-    await admin.query('begin');
-    await admin.query('insert into write_pipeline_test values (20)');
+    // A client of its own holds the row: in a transaction, pg_stat_activity would be read once and kept.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('insert into write_pipeline_test values (20)');
     // The turn's first insert waits on the open transaction's row; then its connection is killed.
     const turn = Promise.allSettled([insert(21), insert(20)]);
     let killed = 0;
-    for (const deadline = Date.now() + 5000; killed === 0; ) {
-      const { rows } = await admin.query<{ killed: boolean }>(
-        `select pg_terminate_backend(pid) as killed from pg_stat_activity
-          where application_name = 'write-pipeline-test' and wait_event_type = 'Lock'`,
-      );
-      killed = rows.filter((row) => row.killed).length;
-      if (killed === 0 && Date.now() > deadline) assert.fail('the turn never waited on the lock');
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    try {
+      for (const deadline = Date.now() + 5000; killed === 0; ) {
+        const { rows } = await admin.query<{ killed: boolean }>(
+          `select pg_terminate_backend(pid) as killed from pg_stat_activity
+            where application_name = 'write-pipeline-test' and wait_event_type = 'Lock'`,
+        );
+        killed = rows.filter((row) => row.killed).length;
+        if (killed === 0 && Date.now() > deadline) assert.fail('the turn never waited on the lock');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
     }
-    await admin.query('rollback');
     const results = await turn;
     assert.deepEqual(
       results.map((result) => result.status),

@@ -34,9 +34,10 @@ export interface PipelineOptions {
    * Set for writes: each turn's statements on a connection run in one transaction (`begin` before them,
    * `commit` after, in the same write), each answered once that commits, so a turn's writes share one
    * commit and one WAL flush. Should the transaction roll back (a statement failed: a constraint, a
-   * deadlock), nothing of it was kept and each of its statements runs again alone through this function,
-   * so each answers as it would have alone. Should the connection be lost, whether it committed is unknown:
-   * its statements fail, none is run again.
+   * deadlock), or its connection be given up before its `commit` was sent, nothing of it was kept and each
+   * of its statements runs again alone through this function, so each answers as it would have alone.
+   * Should the connection be lost after the commit was sent, whether it committed is unknown: its
+   * statements fail, none is run again.
    */
   alone?: (statement: Statement) => Promise<pg.QueryResult>;
 }
@@ -67,6 +68,11 @@ interface Turn {
   statements: Settling[];
   /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
   unbegun: boolean;
+  /** Answers in so far, `begin`'s counted: the turn settles once every one is in and `end` is known. */
+  answered: number;
+  /** Its `commit`'s answer; `unsent` when its connection was given up before the commit could be sent. */
+  end?: { error: Error | undefined; result: pg.QueryResult | undefined } | 'unsent';
+  settled: boolean;
 }
 
 /** A statement of a turn's transaction: what it answered, kept until the transaction ends. */
@@ -134,23 +140,43 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     if (current === lane) current = undefined;
     const turn = lane.turn;
     lane.turn = undefined;
-    if (turn !== undefined) send(lane, COMMIT, (error, result) => endTransaction(turn, error, result));
+    if (turn !== undefined) {
+      // A connection given up during the turn (lost, or ended by `send`) takes no commit: node-postgres
+      // would refuse it at once, before the turn's statements are answered. Nothing of the turn committed.
+      if (lane.retired) {
+        turn.end = 'unsent';
+        settle(turn);
+      } else {
+        send(lane, COMMIT, (error, result) => {
+          turn.end = { error, result };
+          settle(turn);
+        });
+      }
+    }
     stream.uncork();
   };
 
-  /** A turn's transaction ended: every statement answered as it answered, or run again alone, or failed. */
-  const endTransaction = (turn: Turn, error: Error | undefined, result: pg.QueryResult | undefined) => {
-    const { statements } = turn;
+  /**
+   * Once every statement of a turn and its transaction's end have answered: each statement answers as it
+   * answered, or runs again alone, or fails. Waiting for all of them, not only the commit, keeps this true
+   * whatever order node-postgres reports them in when it refuses one without sending it.
+   */
+  const settle = (turn: Turn) => {
+    const { statements, end } = turn;
+    if (turn.settled || end === undefined || turn.answered < statements.length + 1) return;
+    turn.settled = true;
     // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: committed,
     // every statement of the turn was answered by the server as it would have been alone.
-    const committed = !error && result?.command === 'COMMIT';
+    const committed = end !== 'unsent' && !end.error && end.result?.command === 'COMMIT';
     if (committed || turn.unbegun) {
       for (const one of statements) {
         if (one.error) one.reject(one.error);
         else one.resolve(one.result as pg.QueryResult);
       }
-    } else if (error && connectionLost(error)) {
-      for (const one of statements) one.reject(one.error ?? error);
+    } else if (end !== 'unsent' && end.error && connectionLost(end.error)) {
+      // The commit was sent and its answer lost: whether the turn committed is unknown.
+      const lost = end.error;
+      for (const one of statements) one.reject(one.error ?? lost);
     } else {
       const alone = options.alone as NonNullable<PipelineOptions['alone']>;
       for (const one of statements) alone(one.statement).then(one.resolve, one.reject);
@@ -198,10 +224,12 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     const stream = lane.client.connection.stream;
     stream.cork();
     if (options.alone !== undefined) {
-      const turn: Turn = { statements: [], unbegun: false };
+      const turn: Turn = { statements: [], unbegun: false, answered: 0, settled: false };
       lane.turn = turn;
       send(lane, BEGIN, (error) => {
         if (error) turn.unbegun = true;
+        turn.answered += 1;
+        settle(turn);
       });
     }
     setImmediate(endTurn, lane, stream);
@@ -230,6 +258,8 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
         send<Row>(lane, statement, (error, result) => {
           if (error) one.error = error;
           else one.result = result;
+          turn.answered += 1;
+          settle(turn);
         });
       });
     },

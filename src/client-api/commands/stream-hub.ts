@@ -133,13 +133,26 @@ export function createCommandStreamHub(
     }
   }
 
-  /** Ends the streams whose session was closed since they opened (a sign-out, a disabled device). */
+  /**
+   * Ends the streams whose session was closed since they opened (a sign-out, a disabled device). Each is
+   * forgotten, in this process and in the store, before its response ends: once the device sees its stream
+   * end, no process reads it as connected.
+   */
   async function endSignedOut(): Promise<void> {
     const held = [...streams.values()];
     for (let start = 0; start < held.length; start += SESSION_BATCH) {
       const batch = held.slice(start, start + SESSION_BATCH);
       const closed = await repository.closedSessions(batch.map((stream) => stream.sessionId));
-      for (const stream of batch) if (closed.has(stream.sessionId)) stream.raw.end();
+      const ended = batch.filter((stream) => closed.has(stream.sessionId) && live(stream));
+      for (const stream of ended) streams.delete(keyOf(stream.device));
+      await Promise.all(
+        ended.map((stream) =>
+          repository.releaseStream(stream.device, holder).catch((error: unknown) => {
+            logger.warn({ err: error }, 'releasing a command stream record failed');
+          }),
+        ),
+      );
+      for (const stream of ended) stream.raw.end();
     }
   }
 

@@ -67,7 +67,7 @@ select "device_id", "stream_content_id", "stream_since" from "devices" where "ac
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = $1 and "directline_activities"."claimed_until" < $2 order by "directline_activities"."created_at" limit $3
 select "holder" from "command_streams" where "account_number" = $1 and "device_id" = $2 and "seen_at" >= $3 limit $4
 select "id" from "api_keys" where "id" = $1
-select "id" from "sessions" where "id" in ($1, $2) and "closed_at" is not null
+select "id" from "sessions" where "id" in ($1) and "closed_at" is not null
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = $1 and "conversation_id" = $2
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = $1
 select "name", "value" from "store_identity" where substr(name, 1, $1) = $2 order by "name"
@@ -78,6 +78,7 @@ select "status", count(*) as "count", min("created_at") as "oldest" from "mail_o
 select "stream_limit" from "accounts" where "account_number" = $1 for update
 select "subscriptions" from "users" where "account_number" = $1
 select "turn_id", "position", "message", "tokens" from "agent_chat_history" where "owner_hash" = $1 order by "created_at" desc, "turn_id", "position" desc limit $2
+select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "accounts"."user_hash" = $1 order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = $1 order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."platform_user_id" = $1
 select "value" from "store_identity" where "name" = $1
@@ -101,6 +102,7 @@ select * from "bookmarks" where "user_hash" = $1 order by "position_at" desc, "c
 select * from "device_commands" where "account_number" = $1 and "device_id" = $2 and "created_at" >= $3 and "expires_at" > $4 and "state" <> $5 order by "created_at", "id"
 select * from "device_commands" where "account_number" = $1 and "device_id" = $2 and "id" = $3
 select * from "device_grants" where "device_code_hash" = $1
+select * from "device_grants" where "id" = $1
 select * from "device_grants" where "user_code_hash" = $1 and "status" = $2 and "expires_at" > $3
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = $1 and "device_id" = $2

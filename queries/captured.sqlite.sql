@@ -67,7 +67,7 @@ select "device_id", "stream_content_id", "stream_since" from "devices" where "ac
 select "directline_activities"."conversation_id", "directline_activities"."seq", "directline_activities"."activity", "directline_activities"."claimed_until", "directline_conversations"."user_id", "directline_conversations"."assistant_id" from "directline_activities" inner join "directline_conversations" on "directline_conversations"."id" = "directline_activities"."conversation_id" where "directline_activities"."answer_state" = ? and "directline_activities"."claimed_until" < ? order by "directline_activities"."created_at" limit ?
 select "holder" from "command_streams" where "account_number" = ? and "device_id" = ? and "seen_at" >= ? limit ?
 select "id" from "api_keys" where "id" = ?
-select "id" from "sessions" where "id" in (?) and "closed_at" is not null
+select "id" from "sessions" where "id" in (?, ?) and "closed_at" is not null
 select "id", "name", "content_type", "size", "content" from "directline_uploads" where "id" = ? and "conversation_id" = ?
 select "id", "user_id", "last_seq", "assistant_id" from "directline_conversations" where "id" = ?
 select "name", "value" from "store_identity" where substr(name, 1, ?) = ? order by "name"
@@ -77,6 +77,7 @@ select "seq", "activity" from "directline_activities" where "conversation_id" = 
 select "status", count(*) as "count", min("created_at") as "oldest" from "mail_outbox" where "status" in (?, ?) group by "status"
 select "subscriptions" from "users" where "account_number" = ?
 select "turn_id", "position", "message", "tokens" from "agent_chat_history" where "owner_hash" = ? order by "created_at" desc, "turn_id", "position" desc limit ?
+select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "accounts"."user_hash" = ? order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."email" = ? order by "users"."created_at", "users"."platform_user_id"
 select "users"."platform_user_id", "users"."account_number", "users"."email", "users"."password_hash", "users"."profiles", "users"."subscriptions", "users"."created_at", "accounts"."user_hash" from "users" inner join "accounts" on "accounts"."account_number" = "users"."account_number" where "users"."platform_user_id" = ?
 select "value" from "store_identity" where "name" = ?
@@ -100,6 +101,7 @@ select * from "bookmarks" where "user_hash" = ? order by "position_at" desc, "co
 select * from "device_commands" where "account_number" = ? and "device_id" = ? and "created_at" >= ? and "expires_at" > ? and "state" <> ? order by "created_at", "id"
 select * from "device_commands" where "account_number" = ? and "device_id" = ? and "id" = ?
 select * from "device_grants" where "device_code_hash" = ?
+select * from "device_grants" where "id" = ?
 select * from "device_grants" where "user_code_hash" = ? and "status" = ? and "expires_at" > ?
 select * from "device_signing_keys" order by "created_at", "kid"
 select * from "devices" where "account_number" = ? and "device_id" = ?

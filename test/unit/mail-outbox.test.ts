@@ -109,6 +109,36 @@ describe('mail worker over its outbox repository', () => {
     assert.equal(memory.failures.length, 2, 'a failed message is not tried again');
     await worker.stop();
   });
+
+  it('logs a pass the store could not answer as a warning, any other failed pass as an error', async () => {
+    const memory = memoryOutbox(() => true);
+    let failure: Error = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
+    memory.outbox.due = async () => {
+      throw failure;
+    };
+    const lines: Array<{ level: number; msg: string }> = [];
+    const worker = createMailWorker({
+      outbox: memory.outbox,
+      key,
+      transport: { deliver: async () => {}, close: () => {} },
+      logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      config,
+      now: () => 5000,
+    });
+    assert.equal(await worker.runOnce(), 0);
+    failure = new TypeError('a defect');
+    assert.equal(await worker.runOnce(), 0);
+    assert.deepEqual(
+      lines.map(({ level, msg }) => [level, msg]),
+      [
+        [40, 'mail worker pass failed: the store is unavailable'],
+        [50, 'mail worker pass failed'],
+      ],
+    );
+    await worker.stop();
+  });
 });
 
 describe('outbox status', () => {

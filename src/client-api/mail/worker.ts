@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../core/config.ts';
+import { isStoreUnavailable } from '../../core/db/unavailable.ts';
 import { openMessage } from './outbox.ts';
 import type { OutboxRepository, OutboxRow } from './outbox-repository.ts';
 import type { MailTransport } from './transport.ts';
@@ -98,7 +99,11 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     }
     running = pass()
       .catch((error: unknown) => {
-        logger.error({ err: error }, 'mail worker pass failed');
+        // The database unreachable a moment (a restart, a failover) is an outage /readyz reports, not a defect:
+        // the next pass tries again.
+        if (isStoreUnavailable(error))
+          logger.warn({ err: error }, 'mail worker pass failed: the store is unavailable');
+        else logger.error({ err: error }, 'mail worker pass failed');
         return 0;
       })
       .finally(() => {

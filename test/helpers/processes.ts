@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Env } from './harness.ts';
 
@@ -33,12 +35,54 @@ function tryListen(port: number): Promise<number | undefined> {
   });
 }
 
-/** A port that was free a moment ago on loopback, outside the ephemeral range where the machine has one. */
+/**
+ * Ports given out by the machine's test processes: a file per port holding the pid of the process that
+ * has it, until that process ends. Test files run side by side, each in a process of its own; a port
+ * free when one picks it may be picked by another before the first one's server binds it (EADDRINUSE).
+ */
+const CLAIMS = join(tmpdir(), 'sintonia-test-ports');
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Claims `port` for this process, unless a living test process (this one too) has it already. */
+function claim(port: number): boolean {
+  const file = join(CLAIMS, String(port));
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileSync(file, 'utf8').trim() || '0');
+    if (holder === 0 || holder === process.pid || alive(holder)) return false;
+    // Its process is gone: the claim is stale.
+    try {
+      unlinkSync(file);
+    } catch {}
+  }
+  return false;
+}
+
+/**
+ * A port that was free a moment ago on loopback, outside the ephemeral range where the machine has one,
+ * and given to no other test process of the machine while this one lives.
+ */
 export async function freePort(): Promise<number> {
   if (listenable) {
+    mkdirSync(CLAIMS, { recursive: true });
     const [low, high] = listenable;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await tryListen(low + Math.floor(Math.random() * (high - low + 1)));
+      const candidate = low + Math.floor(Math.random() * (high - low + 1));
+      if (!claim(candidate)) continue;
+      const port = await tryListen(candidate);
       if (port !== undefined) return port;
     }
   }

@@ -59,9 +59,13 @@ function claim(port: number): boolean {
       writeFileSync(file, String(process.pid), { flag: 'wx' });
       return true;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // No claims where they cannot be written (the folder another user's): the port is only checked free.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true;
     }
-    const holder = Number(readFileSync(file, 'utf8').trim() || '0');
+    let holder = 0;
+    try {
+      holder = Number(readFileSync(file, 'utf8').trim() || '0');
+    } catch {}
     if (holder === 0 || holder === process.pid || alive(holder)) return false;
     // Its process is gone: the claim is stale.
     try {
@@ -77,7 +81,9 @@ function claim(port: number): boolean {
  */
 export async function freePort(): Promise<number> {
   if (listenable) {
-    mkdirSync(CLAIMS, { recursive: true });
+    try {
+      mkdirSync(CLAIMS, { recursive: true });
+    } catch {}
     const [low, high] = listenable;
     for (let attempt = 0; attempt < 50; attempt++) {
       const candidate = low + Math.floor(Math.random() * (high - low + 1));

@@ -98,7 +98,15 @@ describe('the TV page: sign in by code, play, obey the household', () => {
   it('plays a title: its stream is who is watching', async () => {
     await page.getByRole('button', { name: 'The Lighthouse Keeper' }).click();
     await page.getByText('Playing: The Lighthouse Keeper').waitFor(step);
-    const streams = await watching();
+    // The page says it plays at once, and reports its stream (PUT …/playback) right after.
+    const streams = await until(
+      async () => {
+        const now = await watching();
+        return now.length > 0 ? now : undefined;
+      },
+      'the stream reported',
+      PAGE_STEP_CEILING_MS,
+    );
     assert.deepEqual(
       streams.map((stream) => [stream.deviceId, stream.contentId]),
       [[tvDevice, 202]],

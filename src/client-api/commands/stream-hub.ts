@@ -133,6 +133,13 @@ export function createCommandStreamHub(
     }
   }
 
+  /** Deletes this process's record of a device's stream; a failure is logged, never thrown. */
+  function release(device: DeviceKey): Promise<void> {
+    return repository.releaseStream(device, holder).catch((error: unknown) => {
+      logger.warn({ err: error }, 'releasing a command stream record failed');
+    });
+  }
+
   /**
    * Ends the streams whose session was closed since they opened (a sign-out, a disabled device). Each is
    * forgotten, in this process and in the store, before its response ends: once the device sees its stream
@@ -145,13 +152,7 @@ export function createCommandStreamHub(
       const closed = await repository.closedSessions(batch.map((stream) => stream.sessionId));
       const ended = batch.filter((stream) => closed.has(stream.sessionId) && live(stream));
       for (const stream of ended) streams.delete(keyOf(stream.device));
-      await Promise.all(
-        ended.map((stream) =>
-          repository.releaseStream(stream.device, holder).catch((error: unknown) => {
-            logger.warn({ err: error }, 'releasing a command stream record failed');
-          }),
-        ),
-      );
+      await Promise.all(ended.map((stream) => release(stream.device)));
       for (const stream of ended) stream.raw.end();
     }
   }
@@ -221,9 +222,7 @@ export function createCommandStreamHub(
       raw.on('close', () => {
         if (streams.get(key) !== stream) return;
         streams.delete(key);
-        repository.releaseStream(device, holder).catch((error: unknown) => {
-          logger.warn({ err: error }, 'releasing a command stream record failed');
-        });
+        void release(device);
       });
       raw.on('error', () => raw.destroy());
       await repository.holdStream(device, holder, now());

@@ -1,4 +1,5 @@
 import type { Database } from '../../core/db/database.ts';
+import { prepared } from '../../core/db/prepared.ts';
 import type { AccountTables } from '../tables.ts';
 
 /** A device without its stream (the playback module's columns, playback/repository.ts). */
@@ -41,38 +42,44 @@ function oldestFirst(a: DeviceListing, b: DeviceListing): number {
   return a.device_id < b.device_id ? -1 : a.device_id > b.device_id ? 1 : 0;
 }
 
+/** The left join's rows: none for no such account, one of nulls for an account without devices. */
+function withoutNulls<R>(rows: R[]): R[] | undefined {
+  if (rows.length === 0) return undefined;
+  const first = rows[0] as { device_id?: string | null };
+  return first.device_id == null ? [] : rows;
+}
+
 export function createDeviceRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
 
   /**
-   * The account's devices with `columns`, oldest first, in one statement: a left join answers one row per
-   * device, or for an account without devices one row of nulls (the first row tells), and no row for an
-   * account that does not exist (undefined).
+   * The account's devices with `columns`, in one statement: a left join answers one row per device, or for
+   * an account without devices one row of nulls (the first row tells), and no row for an account that does
+   * not exist (undefined). Prepared once (core/db/prepared.ts): a device list is on a user's hot paths.
    */
-  async function ofAccount<C extends keyof DeviceRow & string>(
-    accountNumber: string,
-    columns: readonly C[],
-  ): Promise<Pick<DeviceRow, C>[] | undefined> {
-    const rows = await db
-      .selectFrom('accounts as a')
-      .leftJoin('devices as d', 'd.account_number', 'a.account_number')
-      .select(columns.map((column) => `d.${column}` as const))
-      .where('a.account_number', '=', accountNumber)
-      .execute();
-    if (rows.length === 0) return undefined;
-    const first = rows[0] as { device_id?: string | null };
-    return first.device_id == null ? [] : (rows as unknown as Pick<DeviceRow, C>[]);
+  function ofAccount<C extends keyof DeviceRow & string>(columns: readonly C[]) {
+    const query = prepared<{ accountNumber: string }, Pick<DeviceRow, C>>(database, (arg) =>
+      db
+        .selectFrom('accounts as a')
+        .leftJoin('devices as d', 'd.account_number', 'a.account_number')
+        .select(columns.map((column) => `d.${column}` as const))
+        .where('a.account_number', '=', arg('accountNumber')),
+    );
+    return async (accountNumber: string): Promise<Pick<DeviceRow, C>[] | undefined> =>
+      withoutNulls(await query.all({ accountNumber }));
   }
+  const listed = ofAccount(listedColumns);
+  const every = ofAccount(allColumns);
 
   return {
     /** What a list answers of each of the account's devices, oldest first; undefined: no such account. */
     async list(accountNumber: string): Promise<DeviceListing[] | undefined> {
-      return (await ofAccount(accountNumber, listedColumns))?.sort(oldestFirst);
+      return (await listed(accountNumber))?.sort(oldestFirst);
     },
 
     /** Every column of the account's devices, oldest first; undefined when the account does not exist. */
     async all(accountNumber: string): Promise<DeviceRow[] | undefined> {
-      return (await ofAccount(accountNumber, allColumns))?.sort(oldestFirst);
+      return (await every(accountNumber))?.sort(oldestFirst);
     },
 
     async find(accountNumber: string, deviceId: string): Promise<DeviceRow | undefined> {

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../core/db/database.ts';
+import { prepared } from '../../core/db/prepared.ts';
 import { stoppedStream } from '../playback/repository.ts';
 import type { AccountTables } from '../tables.ts';
 
@@ -25,9 +26,11 @@ export interface SessionFilter {
 
 export function createSessionRepository(database: Database) {
   const db = database.db.withTables<AccountTables>();
-  /** Every request with a device token reads its session's state (SessionGate). */
-  const readState = (id: string): Promise<SessionState | undefined> =>
-    db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', id).executeTakeFirst();
+  /** Every request with a device token reads its session's state (SessionGate): prepared once. */
+  const stateOf = prepared<{ id: string }, SessionState>(database, (arg) =>
+    db.selectFrom('sessions').select(['closed_at', 'last_used_at']).where('id', '=', arg('id')),
+  );
+  const readState = (id: string) => stateOf.first({ id });
 
   // Session states as last read, each with the `sessions` change signal's value from before that read.
   // Every close changes the signal after its commit, in whichever process it runs, so an entry whose

@@ -1,13 +1,27 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  Kysely,
+  type Dialect as KyselyDialect,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { type ChangeSignal, type OpenChangeSignal, openChangeSignal } from './change-signal.ts';
 import { statementPipeline } from './pipeline.ts';
-import { onThePool, PipelinedDialect, type Pipelines } from './pipelined-driver.ts';
-import { preparedOnce } from './sqlite-statements.ts';
+import {
+  onThePool,
+  PipelinedDialect,
+  type Pipelines,
+  postgresStatement,
+  statementNames,
+} from './pipelined-driver.ts';
+import type { StoreStatement } from './prepared.ts';
+import { preparedOnce, sqliteStatement } from './sqlite-statements.ts';
 import type { CoreTables } from './tables.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -41,6 +55,8 @@ export interface Database {
   changeSignal(name: string): ChangeSignal | undefined;
   /** What this process has asked of the store, for /metrics: read on scrape, never on the request path. */
   readonly statistics: StoreStatistics;
+  /** A compiled statement to run again with new values, outside any transaction (prepared.ts `prepared`). */
+  prepare(compiled: CompiledQuery): StoreStatement;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -49,6 +65,11 @@ export interface StoreStatistics {
   /** Statements this process sent to the store (through Kysely). */
   statements: number;
 }
+
+/** Counts one statement sent outside Kysely (a prepared query's) in `statistics`. */
+const counting = (statistics: StoreStatistics) => () => {
+  statistics.statements++;
+};
 
 /** A Kysely whose every statement (and failed statement) counts in `statistics`. */
 function countingKysely(dialect: KyselyDialect, statistics: StoreStatistics): Kysely<CoreTables> {
@@ -119,6 +140,7 @@ function openSqlite(dataDir: string): Database {
       return signal;
     },
     statistics,
+    prepare: (compiled) => sqliteStatement(connection, db, compiled, counting(statistics)),
     ping: () => ping(db),
     close: async () => {
       clearTimeout(startCheckpointer);
@@ -168,7 +190,8 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
           }),
         }
       : undefined;
-  const dialect = pipelines ? new PipelinedDialect(pool, pipelines) : new PostgresDialect({ pool });
+  const nameOf = statementNames();
+  const dialect = pipelines ? new PipelinedDialect(pool, pipelines, nameOf) : new PostgresDialect({ pool });
   const db = countingKysely(dialect, statistics);
   const parsed = new URL(url);
   return {
@@ -181,6 +204,7 @@ function openPostgres(url: string, poolSize: number, pipelineConnections: number
     ...(pipelines ? { pipelines } : {}),
     changeSignal: () => undefined,
     statistics,
+    prepare: (compiled) => postgresStatement({ pipelines, pool }, nameOf, compiled, counting(statistics)),
     ping: () => ping(db),
     close: async () => {
       await Promise.all([pipelines?.reads.close(), pipelines?.writes.close()]);

@@ -9,7 +9,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
-import type { Statement, StatementPipeline } from './pipeline.ts';
+import type { Statement, StatementPipeline, StatementRunner } from './pipeline.ts';
+import type { StoreStatement } from './prepared.ts';
 import { isStoreUnavailable } from './unavailable.ts';
 
 /** A connection of the pool, as Kysely's PostgreSQL driver hands it out and takes it back. */
@@ -42,20 +43,44 @@ export interface Pipelines {
 export class PipelinedDialect extends PostgresDialect {
   readonly #pool: pg.Pool;
   readonly #pipelines: Pipelines;
+  readonly #nameOf: (text: string) => string | undefined;
 
-  constructor(pool: pg.Pool, pipelines: Pipelines) {
+  constructor(pool: pg.Pool, pipelines: Pipelines, nameOf: (text: string) => string | undefined) {
     super({ pool } satisfies PostgresDialectConfig);
     this.#pool = pool;
     this.#pipelines = pipelines;
+    this.#nameOf = nameOf;
   }
 
   override createDriver(): Driver {
-    return new PipelinedDriver(new PostgresDriver({ pool: this.#pool }), this.#pipelines);
+    return new PipelinedDriver(new PostgresDriver({ pool: this.#pool }), this.#pipelines, this.#nameOf);
   }
 }
 
+/**
+ * A prepared query's statement on PostgreSQL (prepared.ts): sent as the driver sends a single statement,
+ * named, through a pipeline (a read through the reads', a write through the writes'), or, with no pipelines
+ * (DATABASE_PIPELINE_CONNECTIONS=0), on the pool.
+ */
+export function postgresStatement(
+  runners: { pipelines: Pipelines | undefined; pool: pg.Pool },
+  nameOf: (text: string) => string | undefined,
+  compiled: CompiledQuery,
+  counted: () => void,
+): StoreStatement {
+  const { pipelines, pool } = runners;
+  const runner: StatementRunner = pipelines ? (writes(compiled) ? pipelines.writes : pipelines.reads) : pool;
+  // Named only on the pipelines, as the driver names: with none, every statement runs unnamed on the pool.
+  const name = pipelines ? nameOf(compiled.sql) : undefined;
+  const rows = (values: unknown[]) => {
+    counted();
+    return runner.query({ name, text: compiled.sql, values }).then((result) => result.rows as unknown[]);
+  };
+  return { rows, first: (values) => rows(values).then((found) => found[0]) };
+}
+
 /** A statement's name by its text, given in order of first use: the same text is the same name in this process. */
-function statementNames(): (text: string) => string | undefined {
+export function statementNames(): (text: string) => string | undefined {
   const names = new Map<string, string>();
   return (text) => {
     let name = names.get(text);
@@ -104,13 +129,13 @@ class PipelinedConnection implements DatabaseConnection {
 }
 
 class PipelinedDriver implements Driver {
-  readonly #nameOf = statementNames();
   /** Released connections, reused: Kysely sets up each connection object it has not seen before. */
   readonly #free: PipelinedConnection[] = [];
 
   constructor(
     private readonly pool: PostgresDriver,
     private readonly pipelines: Pipelines,
+    private readonly nameOf: (text: string) => string | undefined,
   ) {}
 
   init(): Promise<void> {
@@ -118,7 +143,7 @@ class PipelinedDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pipelines, this.#nameOf);
+    return this.#free.pop() ?? new PipelinedConnection(this.pool, this.pipelines, this.nameOf);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {

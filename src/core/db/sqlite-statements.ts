@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import type { CompiledQuery, Kysely, SqliteDatabase } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { StoreStatement } from './prepared.ts';
 
 /** Most statement texts kept prepared per store (a few hundred distinct texts in all the product issues). */
 const PREPARED_TEXTS = 1000;
@@ -26,6 +27,50 @@ export function preparedOnce(connection: SQLite.Database): SqliteDatabase {
     close() {
       prepared.clear();
       connection.close();
+    },
+  };
+}
+
+/**
+ * A prepared query's statement on SQLite (prepared.ts): run on the connection at once, or, while a
+ * transaction holds the connection (Kysely's, between its statements), through Kysely, which waits for it
+ * to end: run at once, the statement would join that transaction and share its rollback.
+ */
+export function sqliteStatement(
+  connection: SQLite.Database,
+  kysely: Pick<Kysely<unknown>, 'executeQuery'>,
+  compiled: CompiledQuery,
+  counted: () => void,
+): StoreStatement {
+  let statement: SQLite.Statement | undefined;
+  const viaKysely = (values: unknown[]) =>
+    kysely.executeQuery<unknown>({ ...compiled, parameters: values }).then((result) => result.rows);
+  const run = <T>(answer: (statement: SQLite.Statement) => T): Promise<T> => {
+    try {
+      // Prepared at its first run, not before: a store opened only to migrate prepares nothing of it.
+      statement ??= connection.prepare(compiled.sql);
+      counted();
+      return Promise.resolve(answer(statement));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return {
+    rows(values) {
+      if (connection.inTransaction) return viaKysely(values);
+      return run((it) => {
+        if (it.reader) return it.all(values);
+        it.run(values);
+        return [];
+      });
+    },
+    first(values) {
+      if (connection.inTransaction) return viaKysely(values).then((rows) => rows[0]);
+      return run((it) => {
+        if (it.reader) return it.get(values);
+        it.run(values);
+        return undefined;
+      });
     },
   };
 }

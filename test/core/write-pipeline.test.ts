@@ -17,14 +17,10 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
   let admin: pg.Client;
   let pipeline: StatementPipeline;
   const alone: Statement[] = [];
-
-  before(async () => {
-    admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query('create table if not exists write_pipeline_test (id int primary key, note text)');
-    pipeline = statementPipeline({
+  const writesPipeline = (connections: number) =>
+    statementPipeline({
       connectionString: url,
-      connections: 2,
+      connections,
       types: pg.types,
       connectionTimeoutMillis: 2000,
       applicationName: 'write-pipeline-test',
@@ -39,6 +35,12 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
         }
       },
     });
+
+  before(async () => {
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query('create table if not exists write_pipeline_test (id int primary key, note text)');
+    pipeline = writesPipeline(2);
   });
   beforeEach(async () => {
     alone.length = 0;
@@ -73,6 +75,41 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
     const later = await insert(5);
     assert.notEqual(later.rows[0]?.xid, oneTurn[0]?.rows[0]?.xid, 'the next turn, a transaction of its own');
     assert.deepEqual(alone, [], 'nothing ran again');
+  });
+
+  it("holds a transaction open while its connection's last commit is unanswered: the next turns' writes commit together", async () => {
+    // A commit that takes 300 ms: a deferred trigger sleeps in it.
+    await admin.query(`create table write_pipeline_slow (id int);
+      create function write_pipeline_slow() returns trigger language plpgsql as
+        $$ begin perform pg_sleep(0.3); return null; end $$;
+      create constraint trigger write_pipeline_slow after insert on write_pipeline_slow
+        deferrable initially deferred for each row execute function write_pipeline_slow()`);
+    const one = writesPipeline(1);
+    try {
+      const slow = one.query<{ xid: string }>({
+        text: 'insert into write_pipeline_slow values (1) returning xmin::text as xid',
+      });
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
+      const written = [];
+      for (const id of [41, 42, 43]) {
+        written.push(
+          one.query<{ xid: string }>({
+            text: 'insert into write_pipeline_test values ($1) returning xmin::text as xid',
+            values: [id],
+          }),
+        );
+        await nextTurn();
+      }
+      const [first, ...held] = (await Promise.all([slow, ...written])).map((result) => result.rows[0]?.xid);
+      assert.equal(new Set(held).size, 1, 'three turns, one transaction');
+      assert.notEqual(held[0], first);
+      assert.deepEqual(await stored(), [41, 42, 43]);
+      assert.deepEqual(alone, [], 'nothing ran again');
+    } finally {
+      await one.close();
+      await admin.query('drop table write_pipeline_slow; drop function write_pipeline_slow()');
+    }
   });
 
   it('fails only the statement that fails: the others of its turn are run again alone and kept', async () => {

@@ -45,7 +45,7 @@ export const familyVariables = {
     maximum: 64,
     default: 2,
     description:
-      'Pipelined PostgreSQL connections each process opens, on first use, for the reads outside a transaction, and as many again for the writes: the reads of one turn of the event loop leave in one write on one of them, and its writes in one transaction on another (one commit for all). 0 runs those statements on the pool, one by one. In addition to DATABASE_POOL_SIZE.',
+      'Pipelined PostgreSQL connections each process opens, on first use, for the reads outside a transaction, and as many again for the writes: the reads of one turn of the event loop leave in one write on one of them, and its writes in one transaction on another (one commit for all; while the last commit on that connection waits for its WAL flush, the writes of the next turns join the transaction, which commits once that answers). 0 runs those statements on the pool, one by one. In addition to DATABASE_POOL_SIZE.',
   }),
   LOG_LEVEL: Type.Union(
     [

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import pg from 'pg';
+import { BEGIN, COMMIT, connectionLost, newTurn, type Settling, settle, type Turn } from './write-turns.ts';
 
 /** One statement: named (parsed once per connection) or not, with its values. */
 export interface Statement {
@@ -33,7 +34,8 @@ export interface PipelineOptions {
   /**
    * Set for writes: each turn's statements on a connection run in one transaction (`begin` before them,
    * `commit` after, in the same write), each answered once that commits, so a turn's writes share one
-   * commit and one WAL flush. Should the transaction roll back (a statement failed: a constraint, a
+   * commit and one WAL flush; while the connection's previous commit is unanswered, the transaction is
+   * held open, takes the writes of the turns until then, and commits when it answers. Should the transaction roll back (a statement failed: a constraint, a
    * deadlock), or its connection be given up before its `commit` was sent, nothing of it was kept and each
    * of its statements runs again alone through this function, so each answers as it would have alone.
    * Should the connection be lost after the commit was sent, whether it committed is unknown: its
@@ -60,28 +62,10 @@ interface Lane {
   /** Send times (epoch ms) of the statements on the wire: answers come back in the order sent. */
   sentAt: number[];
   retired: boolean;
-  /** With `alone`: this turn's transaction, its statements answered when it ends. */
+  /** With `alone`: the transaction taking this turn's writes (and, held open, those of the turns since). */
   turn?: Turn;
-}
-
-interface Turn {
-  statements: Settling[];
-  /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
-  unbegun: boolean;
-  /** Answers in so far, `begin`'s counted: the turn settles once every one is in and `end` is known. */
-  answered: number;
-  /** Its `commit`'s answer; `unsent` when its connection was given up before the commit could be sent. */
-  end?: { error: Error | undefined; result: pg.QueryResult | undefined } | 'unsent';
-  settled: boolean;
-}
-
-/** A statement of a turn's transaction: what it answered, kept until the transaction ends. */
-interface Settling {
-  statement: Statement;
-  resolve: (result: pg.QueryResult) => void;
-  reject: (error: Error) => void;
-  result?: pg.QueryResult;
-  error?: Error;
+  /** With `alone`: the transaction whose `commit` was sent and is not answered yet. */
+  committing?: Turn;
 }
 
 /**
@@ -104,6 +88,8 @@ interface Settling {
 export function statementPipeline(options: PipelineOptions): StatementPipeline {
   const limit = Math.max(1, options.connections);
   const lanes: Lane[] = [];
+  /** Runs a write of a rolled-back transaction again alone: there are transactions only with `alone`. */
+  const alone = (statement: Statement) => (options.alone as NonNullable<PipelineOptions['alone']>)(statement);
   /** The connection this turn's statements go to; corked until `endTurn`. */
   let current: Lane | undefined;
   let closed = false;
@@ -138,49 +124,29 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   // TLS one while connecting.
   const endTurn = (lane: Lane, stream: Writable) => {
     if (current === lane) current = undefined;
-    const turn = lane.turn;
-    lane.turn = undefined;
-    if (turn !== undefined) {
-      // A connection given up during the turn (lost, or ended by `send`) takes no commit: node-postgres
-      // would refuse it at once, before the turn's statements are answered. Nothing of the turn committed.
-      if (lane.retired) {
-        turn.end = 'unsent';
-        settle(turn);
-      } else {
-        send(lane, COMMIT, (error, result) => {
-          turn.end = { error, result };
-          settle(turn);
-        });
-      }
-    }
+    // While the connection's previous commit waits for its WAL flush, this turn's transaction stays open and
+    // takes the next turns' writes too: it commits once that answers, all of them in one flush.
+    if (lane.turn !== undefined && (lane.committing === undefined || lane.retired)) commit(lane, lane.turn);
     stream.uncork();
   };
 
-  /**
-   * Once every statement of a turn and its transaction's end have answered: each statement answers as it
-   * answered, or runs again alone, or fails. Waiting for all of them, not only the commit, keeps this true
-   * whatever order node-postgres reports them in when it refuses one without sending it.
-   */
-  const settle = (turn: Turn) => {
-    const { statements, end } = turn;
-    if (turn.settled || end === undefined || turn.answered < statements.length + 1) return;
-    turn.settled = true;
-    // An error on the server aborts the transaction, and its `commit` then answers ROLLBACK: committed,
-    // every statement of the turn was answered by the server as it would have been alone.
-    const committed = end !== 'unsent' && !end.error && end.result?.command === 'COMMIT';
-    if (committed || turn.unbegun) {
-      for (const one of statements) {
-        if (one.error) one.reject(one.error);
-        else one.resolve(one.result as pg.QueryResult);
-      }
-    } else if (end !== 'unsent' && end.error && connectionLost(end.error)) {
-      // The commit was sent and its answer lost: whether the turn committed is unknown.
-      const lost = end.error;
-      for (const one of statements) one.reject(one.error ?? lost);
-    } else {
-      const alone = options.alone as NonNullable<PipelineOptions['alone']>;
-      for (const one of statements) alone(one.statement).then(one.resolve, one.reject);
+  const commit = (lane: Lane, turn: Turn) => {
+    lane.turn = undefined;
+    // A connection given up during the turn (lost, or ended by `send`) takes no commit: node-postgres
+    // would refuse it at once, before the turn's statements are answered. Nothing of the turn committed.
+    if (lane.retired) {
+      turn.end = 'unsent';
+      settle(turn, alone);
+      return;
     }
+    lane.committing = turn;
+    send(lane, COMMIT, (error, result) => {
+      lane.committing = undefined;
+      turn.end = { error, result };
+      settle(turn, alone);
+      // The transaction held open behind this one commits now, unless this turn is still adding to it.
+      if (lane.turn !== undefined && current !== lane) commit(lane, lane.turn);
+    });
   };
 
   /** Sends one statement on `lane`, its send time kept until its answer; a lost connection retires the lane. */
@@ -212,24 +178,28 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
   const lessLoaded = (a: Lane | undefined, b: Lane) =>
     a === undefined || b.sentAt.length < a.sentAt.length ? b : a;
 
-  /** The connection with the fewest unanswered that is not stalled; a new one while that one is busy. */
+  /**
+   * A connection whose transaction is held open, unless stalled; else the one with the fewest unanswered
+   * that is not stalled, or a new one while that one is busy.
+   */
   const laneForThisTurn = (now: number): Lane => {
     if (current !== undefined) return current;
-    let lane: Lane | undefined;
-    for (const candidate of lanes) if (!stalled(candidate, now)) lane = lessLoaded(lane, candidate);
+    let lane = lanes.find((candidate) => candidate.turn !== undefined && !stalled(candidate, now));
+    if (lane === undefined)
+      for (const candidate of lanes) if (!stalled(candidate, now)) lane = lessLoaded(lane, candidate);
     if (lanes.length < limit && (lane === undefined || lane.sentAt.length > 0)) lane = open();
     // Every connection stalled and no room for another (so there is one): the least loaded all the same.
     lane ??= lanes.reduce(lessLoaded);
     current = lane;
     const stream = lane.client.connection.stream;
     stream.cork();
-    if (options.alone !== undefined) {
-      const turn: Turn = { statements: [], unbegun: false, answered: 0, settled: false };
+    if (options.alone !== undefined && lane.turn === undefined) {
+      const turn = newTurn();
       lane.turn = turn;
       send(lane, BEGIN, (error) => {
         if (error) turn.unbegun = true;
         turn.answered += 1;
-        settle(turn);
+        settle(turn, alone);
       });
     }
     setImmediate(endTurn, lane, stream);
@@ -259,7 +229,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
           if (error) one.error = error;
           else one.result = result;
           turn.answered += 1;
-          settle(turn);
+          settle(turn, alone);
         });
       });
     },
@@ -270,18 +240,6 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
     },
   };
-}
-
-const BEGIN: Statement = { text: 'begin' };
-const COMMIT: Statement = { text: 'commit' };
-
-/**
- * An error that ends its connection rather than only its statement: a driver error (socket closed, reset),
- * or the server's FATAL one (the backend terminated, the server shutting down).
- */
-function connectionLost(error: Error): boolean {
-  if (!(error instanceof pg.DatabaseError)) return true;
-  return error.severity === 'FATAL' || error.severity === 'PANIC';
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import pg from 'pg';
-import { BEGIN, COMMIT, connectionLost, newTurn, type Settling, settle, type Turn } from './write-turns.ts';
+import { connectionLost, newTurn, type Settling, settle, type Turn } from './write-turns.ts';
 
 /** One statement: named (parsed once per connection) or not, with its values. */
 export interface Statement {
@@ -63,9 +63,9 @@ interface Lane {
   sentAt: number[];
   retired: boolean;
   /** With `alone`: the transaction taking this turn's writes (and, held open, those of the turns since). */
-  turn?: Turn;
+  turn?: Turn<Statement>;
   /** With `alone`: the transaction whose `commit` was sent and is not answered yet. */
-  committing?: Turn;
+  committing?: Turn<Statement>;
 }
 
 /**
@@ -130,7 +130,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     stream.uncork();
   };
 
-  const commit = (lane: Lane, turn: Turn) => {
+  const commit = (lane: Lane, turn: Turn<Statement>) => {
     lane.turn = undefined;
     // A connection given up during the turn (lost, or ended by `send`) takes no commit: node-postgres
     // would refuse it at once, before the turn's statements are answered. Nothing of the turn committed.
@@ -194,7 +194,7 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     const stream = lane.client.connection.stream;
     stream.cork();
     if (options.alone !== undefined && lane.turn === undefined) {
-      const turn = newTurn();
+      const turn = newTurn<Statement>();
       lane.turn = turn;
       send(lane, BEGIN, (error) => {
         if (error) turn.unbegun = true;
@@ -223,7 +223,11 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
         if (turn === undefined) {
           return send<Row>(lane, statement, (error, result) => (error ? reject(error) : resolve(result)));
         }
-        const one: Settling = { statement, resolve: resolve as Settling['resolve'], reject };
+        const one: Settling<Statement> = {
+          statement,
+          resolve: resolve as Settling<Statement>['resolve'],
+          reject,
+        };
         turn.statements.push(one);
         send<Row>(lane, statement, (error, result) => {
           if (error) one.error = error;
@@ -241,6 +245,9 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
     },
   };
 }
+
+const BEGIN: Statement = { text: 'begin' };
+const COMMIT: Statement = { text: 'commit' };
 
 /**
  * node-postgres' Query for a statement, made from its text and values: given a config object instead, the

@@ -1,13 +1,12 @@
 import pg from 'pg';
-import type { Statement } from './pipeline.ts';
 
 /**
  * The writes a pipelined connection runs in one transaction (pipeline.ts, with `alone`): `begin`, the
  * writes of one or more turns of the event loop, `commit`. Each write is answered once the transaction has
- * ended, as it would have been answered alone.
+ * ended, as it would have been answered alone. `S` is how the pipeline describes a statement.
  */
-export interface Turn {
-  statements: Settling[];
+export interface Turn<S> {
+  statements: Settling<S>[];
   /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
   unbegun: boolean;
   /** Answers in so far, `begin`'s counted: the turn settles once every one is in and `end` is known. */
@@ -18,25 +17,22 @@ export interface Turn {
 }
 
 /** A statement of a turn's transaction: what it answered, kept until the transaction ends. */
-export interface Settling {
-  statement: Statement;
+export interface Settling<S> {
+  statement: S;
   resolve: (result: pg.QueryResult) => void;
   reject: (error: Error) => void;
   result?: pg.QueryResult;
   error?: Error;
 }
 
-export const BEGIN: Statement = { text: 'begin' };
-export const COMMIT: Statement = { text: 'commit' };
-
-export const newTurn = (): Turn => ({ statements: [], unbegun: false, answered: 0, settled: false });
+export const newTurn = <S>(): Turn<S> => ({ statements: [], unbegun: false, answered: 0, settled: false });
 
 /**
  * Once every statement of a turn and its transaction's end have answered: each statement answers as it
  * answered, or runs again `alone`, or fails. Waiting for all of them, not only the commit, keeps this true
  * whatever order node-postgres reports them in when it refuses one without sending it.
  */
-export function settle(turn: Turn, alone: (statement: Statement) => Promise<pg.QueryResult>): void {
+export function settle<S>(turn: Turn<S>, alone: (statement: S) => Promise<pg.QueryResult>): void {
   const { statements, end } = turn;
   if (turn.settled || end === undefined || turn.answered < statements.length + 1) return;
   turn.settled = true;

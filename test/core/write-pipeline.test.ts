@@ -105,6 +105,14 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
       assert.equal(new Set(held).size, 1, 'three turns, one transaction');
       assert.notEqual(held[0], first);
       assert.deepEqual(await stored(), [41, 42, 43]);
+      // Closed while a transaction is held open: it commits.
+      const slowAgain = one.query({ text: 'insert into write_pipeline_slow values (2)' });
+      await nextTurn();
+      const last = one.query({ text: 'insert into write_pipeline_test values (44)' });
+      await nextTurn();
+      await one.close();
+      assert.equal((await Promise.all([slowAgain, last]))[1].rowCount, 1);
+      assert.deepEqual(await stored(), [41, 42, 43, 44]);
       assert.deepEqual(alone, [], 'nothing ran again');
     } finally {
       await one.close();

@@ -241,6 +241,8 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       closed = true;
       const open = lanes.splice(0);
       current = undefined;
+      // A transaction held open takes no more writes: its commit goes on the wire, behind the one it waits for.
+      for (const lane of open) if (lane.turn !== undefined) commit(lane, lane.turn);
       await Promise.all(open.map((lane) => lane.client.end().catch(() => {})));
     },
   };

@@ -39,11 +39,8 @@ function sqliteRunner(file: string): { run: Run; close: () => void } {
 }
 
 function postgresRunner(url: string, size: number): { run: Run; close: () => Promise<void> } {
-  const types = {
-    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-      oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format),
-  } as pg.CustomTypesConfig;
-  const pool = new pg.Pool({ connectionString: url, max: size, types });
+  for (const oid of [20, 1700]) pg.types.setTypeParser(oid, Number); // bigint and numeric, as numbers
+  const pool = new pg.Pool({ connectionString: url, max: size });
   pool.on('error', () => {});
   const run: Run = async (name, values) => (await pool.query({ name, text: statements[name], values })).rows;
   return { run, close: () => pool.end() };

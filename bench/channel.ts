@@ -1,13 +1,10 @@
 /**
- * The channel part: the embedded Direct Line channel of `sintonia serve --service assistant-auth,agents`,
- * measured as bench/streams.ts says. The latency: a message posted through B, timed until the assistant's
- * answer arrives on A's socket. The idle streams: N conversations made through B, their streams open on A.
+ * The channel part (docs/benchmarks.md): the embedded Direct Line channel of `sintonia serve --service
+ * assistant-auth,agents`, measured as bench/streams.ts says; its event is the assistant's answer.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { inBatches, postJson as post, productEnv, serveSintonia, sintoniaBin } from './process.ts';
+import { inBatches, partEnv, sendJson, serveSintonia, sintoniaBin } from './process.ts';
 import type { BenchStore } from './store.ts';
 import { runStreamPart, type Stream, type StreamSettings } from './streams.ts';
 
@@ -16,7 +13,7 @@ type Activity = { type: string; replyToId?: string; from?: { role?: string } };
 
 /** A new conversation through `url`'s process, its stream URL pointed at `streamBase`'s. */
 async function startConversation(url: string, secret: string, streamBase: string): Promise<Conversation> {
-  const answer = await post<Conversation>(`${url}/v3/directline/conversations`, secret, {});
+  const answer = await sendJson<Conversation>(`${url}/v3/directline/conversations`, secret, {});
   const streamUrl = Object.assign(new URL(answer.streamUrl), { host: new URL(streamBase).host });
   return { ...answer, streamUrl: streamUrl.toString() };
 }
@@ -29,9 +26,7 @@ async function openStream(url: string, onActivity: (activity: Activity) => void 
   socket.on('message', (data) => {
     const text = data.toString();
     if (text.length === 0) stream.keepAlives += 1;
-    else
-      for (const activity of (JSON.parse(text) as { activities: Activity[] }).activities)
-        onActivity(activity);
+    else (JSON.parse(text) as { activities: Activity[] }).activities.forEach(onActivity);
   });
   // A refused stream is an error: ws's `Unexpected server response: <status>`.
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -39,9 +34,8 @@ async function openStream(url: string, onActivity: (activity: Activity) => void 
 }
 
 export async function runChannelBench(store: BenchStore, dir: string, settings: StreamSettings) {
-  const databaseUrl = store.kind === 'postgres' ? await store.createDatabase('bench_channel') : '';
   const env = {
-    ...productEnv(join(dir, `channel-${randomBytes(3).toString('hex')}`), databaseUrl),
+    ...(await partEnv(store, dir, 'channel')),
     DIRECTLINE_KEEPALIVE_MS: String(settings.keepAliveSeconds * 1000),
   };
   // Migrates the store before any server starts, and tells the channel's secret.
@@ -61,7 +55,8 @@ export async function runChannelBench(store: BenchStore, dir: string, settings: 
       });
       const url = `${b.url}/v3/directline/conversations/${conversation.conversationId}/activities`;
       const message = { type: 'message', from: { id: 'bench' }, text: 'hola' };
-      return { stream, send: async () => (await post<{ id: string }>(url, conversation.token, message)).id };
+      const send = async () => (await sendJson<{ id: string }>(url, conversation.token, message)).id;
+      return { stream, send };
     },
     async idle(a, b) {
       const made = await inBatches(settings.streams, 16, () => startConversation(b.url, secret, a.url));

@@ -1,30 +1,19 @@
 /**
- * The command streams part (docs/benchmarks.md): client-api's device command streams (Server-Sent Events,
- * GET /api/v1/{deviceClass}/{deviceId}/commands) of devices signed in through the real route (through B),
- * measured as bench/streams.ts says: a `pause` for device 0 posted through B by device 1 of its account.
+ * The command streams part (docs/benchmarks.md): client-api's device command streams (Server-Sent Events),
+ * measured as bench/streams.ts says; its event is a `pause` for device 0 from device 1 of its account.
  */
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { join } from 'node:path';
 import * as data from './dataset.ts';
-import { postJson, productEnv, type Server, serveSintonia } from './process.ts';
+import { partEnv, sendJson, serveSintonia, sleep } from './process.ts';
 import { seedSintonia } from './seed.ts';
 import type { BenchStore } from './store.ts';
-import { runStreamPart, type Stream, type StreamSettings, sleep } from './streams.ts';
-import { signIn } from './targets.ts';
+import { runStreamPart, type Stream, type StreamSettings } from './streams.ts';
+import { api, signIn } from './targets.ts';
 
-const api = '/api/v1';
-
-/** Device `device` of user `user`'s command stream on `server`: counts keep-alives, hands on commands' ids. */
-function openCommands(
-  { url }: Server,
-  user: number,
-  device: number,
-  token = '',
-  onCommand = (_: string) => {},
-) {
+/** A device's command stream on the server at `url`: counts keep-alives, hands on commands' ids. */
+function openCommands(url: string, deviceId: string, token = '', onCommand = (_: string) => {}) {
   const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
-  const path = `${api}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/commands`;
+  const path = `${api}/${data.DEVICE_CLASS}/${deviceId}/commands`;
   return new Promise<Stream>((resolve, reject) => {
     const request = http.get(`${url}${path}`, { headers, agent: false }, (response) => {
       if (response.statusCode !== 200) return request.destroy(new Error(`${path}: ${response.statusCode}`));
@@ -40,9 +29,8 @@ function openCommands(
 }
 
 export async function runCommandBench(store: BenchStore, dir: string, settings: StreamSettings) {
-  const databaseUrl = store.kind === 'postgres' ? await store.createDatabase('bench_commands') : '';
   const env = {
-    ...productEnv(join(dir, `commands-${randomBytes(3).toString('hex')}`), databaseUrl),
+    ...(await partEnv(store, dir, 'commands')),
     COMMAND_STREAM_KEEPALIVE: String(settings.keepAliveSeconds),
     COMMAND_STREAMS: String(settings.streams),
     // No sender's or device's limit on the samples.
@@ -59,12 +47,12 @@ export async function runCommandBench(store: BenchStore, dir: string, settings: 
     start: () => serveSintonia('client-api', env, ['CLIENT_API_PORT']),
     async timed(a, b, arrivals) {
       const [target, sender] = [await signIn(b.url, [0], 0), await signIn(b.url, [0], 1)];
-      const stream = await openCommands(a, 0, 0, target.get(0), (id) => arrivals.set(id, performance.now()));
+      const onCommand = (id: string) => arrivals.set(id, performance.now());
+      const stream = await openCommands(a.url, data.deviceId(0, 0), target.get(0), onCommand);
       // B sends to a device it reads as connected: A records the stream in the store after its headers.
       await sleep(500);
       const url = `${b.url}${api}/accounts/${data.accountNumber(0)}/devices/${data.deviceId(0, 0)}/commands`;
-      const send = async () =>
-        (await postJson<{ id: string }>(url, sender.get(0) ?? '', { type: 'pause' })).id;
+      const send = async () => (await sendJson<{ id: string }>(url, sender.get(0), { type: 'pause' })).id;
       return { stream, send };
     },
     async idle(a, b) {
@@ -72,7 +60,7 @@ export async function runCommandBench(store: BenchStore, dir: string, settings: 
       while (tokens.length * users.length < settings.streams)
         tokens.push(await signIn(b.url, users, tokens.length));
       const [user, device] = [(i: number) => i % users.length, (i: number) => Math.floor(i / users.length)];
-      return (i) => openCommands(a, user(i), device(i), tokens[device(i)]?.get(user(i)));
+      return (i) => openCommands(a.url, data.deviceId(user(i), device(i)), tokens[device(i)]?.get(user(i)));
     },
   });
 }

@@ -2,7 +2,6 @@
  * The bench's data set, by formula (docs/benchmarks.md): nothing of it is held in memory, the database
  * generates the devices and bookmarks (seedRows), the load picks its keys among the signed-in users.
  */
-
 const OTHER_DEVICES = 8;
 /** `signedIn`: the users who sign in through the real route before the load, the keys of every path. */
 export const fullShape = {

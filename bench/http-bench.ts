@@ -8,16 +8,9 @@ import { freePort, type Server, startServer } from './process.ts';
 import { addRatios, medianRounds } from './report.ts';
 import type { PathPlan, Target } from './targets.ts';
 
-export interface HttpSettings {
-  rounds: number;
-  connections: number;
-  warmupSeconds: number;
-  durationSeconds: number;
-  requestsPerPlan: number;
-  /** Words of `<target> <path>` names to keep (lower case); undefined keeps every path. */
-  only: string[] | undefined;
-  label: string;
-}
+type Counts = 'rounds' | 'connections' | 'warmupSeconds' | 'durationSeconds' | 'requestsPerPlan';
+/** `only`: words of `<target> <path>` names to keep (lower case); undefined keeps every path. */
+export type HttpSettings = Record<Counts, number> & { only: string[] | undefined; label: string };
 
 /** A path's figures: its median round's, its ratios (the median of the rounds'), each round's req/s. */
 export type PathResult = Awaited<ReturnType<typeof measure>> & {
@@ -40,11 +33,9 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
         const server = await startServer({ ...target.server(dir, port), port });
         const entry = { target, server, paths: [] as PathPlan[] };
         running.push(entry); // before its paths, so that a failed sign-in still stops this server
-        const kept = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
-        const paths = await target.paths(shape, server.url, settings.requestsPerPlan);
-        entry.paths = paths.filter(
-          (path) => settings.only?.some((word) => kept(path).includes(word)) ?? true,
-        );
+        const name = (path: PathPlan) => `${target.name} ${path.name}`.toLowerCase();
+        const kept = (path: PathPlan) => settings.only?.some((word) => name(path).includes(word)) ?? true;
+        entry.paths = (await target.paths(shape, server.url, settings.requestsPerPlan)).filter(kept);
       }
       for (const operation of ['read', 'write', 'devices'])
         for (const { target, server, paths } of running)
@@ -64,10 +55,9 @@ export async function runHttpBench(targets: Target[], shape: Shape, dir: string,
 async function measure(target: Target['name'], server: Server, path: PathPlan, settings: HttpSettings) {
   await probe(server.url, path);
   if (settings.warmupSeconds > 0) await load(server.url, path, settings.connections, settings.warmupSeconds);
-  const cpuBefore = server.cpuMs();
+  const cpuBefore = server.cpuMs() ?? Number.NaN;
   const result = await load(server.url, path, settings.connections, settings.durationSeconds);
-  const cpuUs = ((server.cpuMs() ?? Number.NaN) - (cpuBefore ?? Number.NaN)) * 1000;
-  const perRequest = cpuUs / result.requests.total;
+  const perRequest = (((server.cpuMs() ?? Number.NaN) - cpuBefore) * 1000) / result.requests.total;
   return {
     target,
     name: path.name,
@@ -77,7 +67,6 @@ async function measure(target: Target['name'], server: Server, path: PathPlan, s
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
-    // Failures: non-2xx answers, and errors or timeouts.
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     /** The server process's CPU time per request, in µs. */
@@ -91,11 +80,8 @@ async function measure(target: Target['name'], server: Server, path: PathPlan, s
  * flatter the slower server.
  */
 function load(url: string, { requests }: PathPlan, connections: number, duration: number) {
-  const sample = (size: number) =>
-    Array.from(
-      { length: size },
-      () => requests[Math.floor(Math.random() * requests.length)] as autocannon.Request,
-    );
+  const one = () => requests[Math.floor(Math.random() * requests.length)] as autocannon.Request;
+  const sample = (size: number) => Array.from({ length: size }, one);
   return autocannon({
     url,
     connections,

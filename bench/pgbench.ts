@@ -20,12 +20,8 @@ const values = {
   upsert: [user('h'), ':c', user('9'), `${user('bench-')} || '-00'`, "'bench'", ':o', ':t', ':t'],
 };
 
-export interface PgbenchRate {
-  statement: 'read' | 'upsert';
-  connections: number;
-  /** Statements per second. */
-  rate: number;
-}
+/** A statement's rate: statements per second over `connections`. */
+export type PgbenchRate = { statement: 'read' | 'upsert'; connections: number; rate: number };
 
 /** The statement's text with pgbench's variables in its placeholders, on one line. */
 function pgbenchText(name: keyof typeof values): string {

@@ -3,15 +3,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 // One way to find a free port, shared with the test harness.
 import { freePort } from '../test/helpers/processes.ts';
+import type { BenchStore } from './store.ts';
 
+export { freePort, sleep };
 export const root = new URL('..', import.meta.url).pathname;
 /** The CLI of this checkout, or of BENCH_SINTONIA_ROOT's (before/after figures against another checkout). */
 export const sintoniaBin = () => join(process.env.BENCH_SINTONIA_ROOT ?? root, 'bin/sintonia.mjs');
-
-export { freePort };
 
 /** A `sintonia` process's environment (and its seeding's): its data folder, a new master key, its database. */
 export const productEnv = (dataDir: string, databaseUrl: string) => ({
@@ -23,26 +25,28 @@ export const productEnv = (dataDir: string, databaseUrl: string) => ({
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
 });
 
-/** POST of a JSON body with a bearer; the JSON answered, or an error unless 2xx. */
-export async function postJson<T>(url: string, bearer: string, body: unknown): Promise<T> {
-  const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+/** A stream part's product environment: a data folder of its own, and a database of its own on PostgreSQL. */
+export async function partEnv(store: BenchStore, dir: string, part: string) {
+  const databaseUrl = store.kind === 'postgres' ? await store.createDatabase(`bench_${part}`) : '';
+  return productEnv(join(dir, `${part}-${randomBytes(3).toString('hex')}`), databaseUrl);
+}
+
+/** A POST (or `method`), with a bearer and a JSON body if given; the JSON answered, an error unless 2xx. */
+export async function sendJson<T>(url: string, bearer?: string, body?: unknown, method = 'POST'): Promise<T> {
+  const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
   const text = await response.text();
-  if (response.status >= 300) throw new Error(`POST ${url}: ${response.status} ${text.slice(0, 300)}`);
+  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
 }
 
-export interface Server {
-  url: string;
-  pid: number | undefined;
-  /** CPU time (user + system) the server process has used so far, in ms; undefined without /proc. */
-  cpuMs(): number | undefined;
-  stop(): Promise<void>;
-}
+export type Server = Awaited<ReturnType<typeof startServer>>;
 
-/** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms on Linux). */
+/** The CPU time (user + system) a process has used so far, in ms; undefined without /proc. */
 function processCpuMs(pid: number | undefined): number | undefined {
   try {
+    // utime + stime: fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms on Linux.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -62,13 +66,12 @@ export async function inBatches<R>(count: number, width: number, work: (index: n
 }
 
 /**
- * Starts a server process (node with these arguments) and waits until its GET /readyz answers 200, and that
- * of `alsoReady`'s other ports of the same process. Under `--pin` (run.ts) the server gets CPU 0 to itself;
- * taskset execs node, so the pid is node's. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof`) profiles the server under load.
+ * Starts a server process (node with these arguments), ready once GET /readyz answers 200 on its port and
+ * on `alsoReady`'s. Under `--pin` (run.ts) it gets CPU 0 to itself; taskset execs node, so the pid is
+ * node's. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles it under load.
  */
 type ServerStart = { args: string[]; env: Record<string, string>; port: number; alsoReady?: number[] };
-export async function startServer(options: ServerStart): Promise<Server> {
+export async function startServer(options: ServerStart) {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const pinned = process.env.BENCH_PINNED === '1' ? ['taskset', '-c', '0'] : [];
   const [executable = '', ...args] = [...pinned, process.execPath, ...nodeArgs, ...options.args];
@@ -88,7 +91,7 @@ export async function startServer(options: ServerStart): Promise<Server> {
     return response.status === 200;
   };
   const ports = [options.port, ...(options.alsoReady ?? [])];
-  for (const deadline = Date.now() + 60_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+  for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
     if (child.exitCode !== null) throw failed(`exited with ${child.exitCode}`);
     const answers = await Promise.all(ports.map(ready)).catch((error) => {
       last = String(error.cause ?? error);
@@ -105,10 +108,9 @@ export async function startServer(options: ServerStart): Promise<Server> {
 
 /** `sintonia serve --service <services>`, each of `ports`' variables set to a free port, ready once all answer. */
 export async function serveSintonia(services: string, env: Record<string, string>, ports: string[]) {
-  const free: number[] = [];
-  for (const _ of ports) free.push(await freePort());
-  const [port = 0, ...alsoReady] = free;
+  const free = await inBatches(ports.length, 1, () => freePort());
   const named = Object.fromEntries(ports.map((name, index) => [name, String(free[index])]));
+  const [port = 0, ...alsoReady] = free;
   const args = [sintoniaBin(), 'serve', '--service', services];
   return startServer({ args, env: { ...env, ...named }, port, alsoReady });
 }
@@ -122,19 +124,15 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * `--tracing`: an OTLP/HTTP endpoint that accepts every export and keeps nothing; the servers started
- * afterwards inherit the OTEL_* variables that point their SDK at it.
- */
+/** `--tracing`: an OTLP/HTTP sink that accepts and drops every export; later servers' OTEL_* point at it. */
 export async function startSpanSink(): Promise<void> {
+  const json = { 'content-type': 'application/json' };
   const sink = createServer((request, response) => {
-    request
-      .resume()
-      .on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    request.resume().on('end', () => response.writeHead(200, json).end('{}'));
   });
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   sink.unref();
-  const address = sink.address();
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { port } = sink.address() as AddressInfo;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${port}`;
   process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??= 'http/json';
 }

@@ -25,18 +25,12 @@ export function addRatios(results: PathResult[]): void {
  */
 export function medianRounds(rounds: PathResult[][]): PathResult[] {
   return (rounds[0] ?? []).map((first) => {
-    const same = rounds.flatMap((round) =>
-      round.filter((r) => r.target === first.target && r.name === first.name),
-    );
-    const ratio = (key: 'ratioToBare' | 'ratioToJson') =>
-      median(
-        same.flatMap((r) => r[key] ?? []),
-        Number,
-      );
+    const same = rounds.flat().filter((r) => r.target === first.target && r.name === first.name);
+    const ratios = (key: 'ratioToBare' | 'ratioToJson') => same.flatMap((r) => r[key] ?? []);
     return {
       ...(median(same, (r) => r.requestsPerSecond) ?? first),
-      ratioToBare: ratio('ratioToBare'),
-      ratioToJson: ratio('ratioToJson'),
+      ratioToBare: median(ratios('ratioToBare'), Number),
+      ratioToJson: median(ratios('ratioToJson'), Number),
       non2xx: same.reduce((sum, r) => sum + r.non2xx, 0),
       errors: same.reduce((sum, r) => sum + r.errors, 0),
       rounds: same.map((r) => Math.round(r.requestsPerSecond)),
@@ -47,7 +41,8 @@ export function medianRounds(rounds: PathResult[][]): PathResult[] {
 export const times = (value: number | undefined) => (value === undefined ? '' : `${value.toFixed(2)}×`);
 
 /** Columns under a header and a rule; the first column left-aligned, the others right-aligned. */
-export function formatColumns(header: string[], rows: string[][]): string {
+export function formatColumns(header: string[], values: unknown[][]): string {
+  const rows = values.map((row) => row.map(String));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
@@ -64,17 +59,14 @@ export function formatPaths(results: PathResult[]): string {
     const name = `${r.target === 'bare' ? '' : 'sintonia '}${r.name}`;
     const cells = [Math.round(r.requestsPerSecond), r.p50, r.p99, times(r.ratioToBare), times(r.ratioToJson)];
     const rounds = (r.rounds ?? []).length > 1 ? (r.rounds ?? []).join(' ') : '';
-    return [name, ...cells, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds].map(String);
+    return [name, ...cells, r.serverCpuUsPerRequest ?? '', r.non2xx + r.errors, rounds];
   });
   return formatColumns(HEADER, rows);
 }
 
 /** A floor and what this run measured of it: met, within 0.05 of it (counts as met), not met, or not measured. */
-export interface FloorCheck {
-  floor: string;
-  measured: string;
-  verdict: 'met' | 'within 0.05' | 'NOT MET' | '-';
-}
+export type FloorCheck = { floor: string; measured: string; verdict: Verdict };
+type Verdict = 'met' | 'within 0.05' | 'NOT MET' | '-';
 
 /** `value ≥ limit` (`atMost`: ≤) as a verdict; a ratio within 0.05 of its floor counts as met. */
 export function check(

@@ -52,8 +52,7 @@ if (values.tracing) await startSpanSink();
 
 const quick = values.quick;
 const number = (value: string | undefined, fallback: number) => Number(value ?? fallback);
-const databases: DatabaseKind[] =
-  values.database === 'both' ? ['sqlite', 'postgres'] : [values.database as DatabaseKind];
+const databases = (values.database === 'both' ? ['sqlite', 'postgres'] : [values.database]) as DatabaseKind[];
 if (!databases.every((kind) => kind === 'sqlite' || kind === 'postgres'))
   throw new Error('--database takes sqlite, postgres or both');
 const factor = values.scale === undefined ? undefined : Number(values.scale);
@@ -71,16 +70,13 @@ const http = {
   only: values.paths?.split(',').map((word) => word.trim().toLowerCase()),
 };
 // The stream parts' keep-alive intervals (seconds): the product's, unless the environment sets others.
-const channel = {
+const streamPart = (streams: number, keepAliveSeconds: number) => ({
   samples: quick ? 3 : 20,
-  streams: number(values.streams, quick ? 20 : 2000),
-  keepAliveSeconds: quick ? 1 : number(process.env.DIRECTLINE_KEEPALIVE_MS, 15_000) / 1000,
-};
-const commands = {
-  ...channel,
-  streams: number(values.streams, quick ? 20 : 15_000),
-  keepAliveSeconds: quick ? 1 : number(process.env.COMMAND_STREAM_KEEPALIVE, 25),
-};
+  streams: number(values.streams, quick ? 20 : streams),
+  keepAliveSeconds: quick ? 1 : keepAliveSeconds,
+});
+const channel = streamPart(2000, number(process.env.DIRECTLINE_KEEPALIVE_MS, 15_000) / 1000);
+const commands = streamPart(15_000, number(process.env.COMMAND_STREAM_KEEPALIVE, 25));
 const pgbenchSeconds = number(values.pgbench, quick ? 1 : 10);
 
 /** Ours over bare that each store must reach, per operation (docs/benchmarks.md, "Floors"). */
@@ -104,8 +100,7 @@ function httpFloors(kind: DatabaseKind, results: PathResult[], pgbench?: Pgbench
   const json = ours.filter((result) => result.format === 'json');
   const report = json.find((result) => result.name === REPORT_PATH);
   const checks = json.flatMap((result) => {
-    if (result === report) return [];
-    const floor = floorsOf[kind][result.operation];
+    const floor = result === report ? undefined : floorsOf[kind][result.operation];
     return floor === undefined ? [] : [check(`${result.name} ≥ ${floor}× bare`, result.ratioToBare, floor)];
   });
   for (const result of ours.filter((r) => r.format !== 'json'))
@@ -119,32 +114,30 @@ function httpFloors(kind: DatabaseKind, results: PathResult[], pgbench?: Pgbench
   return checks;
 }
 
+const printSection = (title: string, text: string) => process.stdout.write(`\n=== ${title} ===\n${text}\n`);
+
 async function benchStore(store: BenchStore, dir: string): Promise<StoreReport> {
   const report: StoreReport = { database: store.kind, label: store.label, floors: [] };
-  const print = (title: string, text: string) =>
-    process.stdout.write(`\n=== ${store.label}: ${title} ===\n${text}\n`);
+  const print = (title: string, text: string) => printSection(`${store.label}: ${title}`, text);
   if (parts.includes('http')) {
     const targets = [bareTarget(store), sintoniaTarget(store)];
-    for (const target of targets) await target.seed(shape, join(dir, 'http'));
-    const results = await runHttpBench(targets, shape, join(dir, 'http'), { ...http, label: store.label });
+    for (const target of targets) await target.seed(shape, dir);
+    const results = await runHttpBench(targets, shape, dir, { ...http, label: store.label });
     const bareUrl = pgbenchSeconds > 0 ? targets[0]?.databaseUrl : undefined;
     const pgbench = bareUrl ? await runPgbench(bareUrl, shape, poolSize(), pgbenchSeconds) : undefined;
-    report.http = { results, ...(pgbench ? { pgbench } : {}) };
+    report.http = { results, pgbench }; // JSON leaves out an undefined pgbench
     report.floors.push(...httpFloors(store.kind, results, pgbench));
     const pools = store.kind === 'postgres' ? ` (pools of ${poolSize()})` : '';
     const rates = pgbench?.map((rate) => `${rate.statement} ${Math.round(rate.rate)}/s`).join(', ');
     const ceiling = rates ? `\n\npgbench, the bare statements, one per round trip: ${rates}` : '';
     print(`HTTP${pools}`, `${formatPaths(results)}${ceiling}`);
   }
-  for (const [part, run, ms, kib, title] of [
-    ['channel', runChannelBench, 250, 64, 'channel'],
-    ['commands', runCommandBench, 50, 16, 'command streams'],
+  for (const [part, run, settings, ms, kib, title] of [
+    ['channel', runChannelBench, channel, 250, 64, 'channel'],
+    ['commands', runCommandBench, commands, 50, 16, 'command streams'],
   ] as const) {
     if (!parts.includes(part)) continue;
-    const result = await run(store, dir, {
-      ...(part === 'channel' ? channel : commands),
-      label: store.label,
-    });
+    const result = await run(store, dir, { ...settings, label: store.label });
     report[part] = result;
     report.floors.push(...streamFloors(result, ms, kib));
     print(title, formatStreams(result));
@@ -158,14 +151,9 @@ async function benchStore(store: BenchStore, dir: string): Promise<StoreReport> 
   return report;
 }
 
-const gitCommit = () =>
-  spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() ||
-  'unknown';
-
 const started = Date.now();
 const dir = mkdtempSync(join(tmpdir(), 'sintonia-bench-'));
 try {
-  mkdirSync(join(dir, 'http'));
   const stores: StoreReport[] = [];
   for (const kind of databases) {
     const store = kind === 'sqlite' ? sqliteStore : await postgresStore(values['database-url']);
@@ -176,25 +164,21 @@ try {
     }
   }
   const codecs = parts.includes('http') ? await runCodecBench({ quick }) : undefined;
-  const table = (rows: typeof codecs = []) =>
-    formatColumns(
-      Object.keys(rows[0] ?? {}),
-      rows.map((row) => Object.values(row).map(String)),
-    );
-  if (codecs) process.stdout.write(`\n=== codecs: a 20-device list, encode + decode ===\n${table(codecs)}\n`);
+  const table = codecs && formatColumns(Object.keys(codecs[0] ?? {}), codecs.map(Object.values));
+  if (table) printSection('codecs: a 20-device list, encode + decode', table);
   const [cpu, pinned] = [cpus(), process.env.BENCH_PINNED === '1'];
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
   const report = {
     date: new Date().toISOString(),
-    commit: gitCommit(),
+    commit: git.stdout?.trim() || 'unknown',
     machine: { cpus: cpu.length, model: cpu[0]?.model ?? 'unknown', node: process.version },
     settings: { quick, databases, parts, pinned, http, channel, commands, factor, shape },
     stores,
     codecs,
     seconds: Math.round((Date.now() - started) / 1000),
   };
-  const out =
-    values.out ??
-    join(root, 'data', 'bench', quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+  const name = quick ? 'quick.json' : `bench-${report.date.replace(/[:.]/g, '-')}.json`;
+  const out = values.out ?? join(root, 'data', 'bench', name);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`\n${report.seconds} s in all; written to ${out}\n`);

@@ -1,7 +1,4 @@
-/**
- * `--scale N` (docs/benchmarks.md): the real client-api alone on the data set at 1× and at N× in the same
- * run: the read, the save and the device list at both sizes, and the seeding time.
- */
+/** `--scale N` (docs/benchmarks.md): the client-api alone at 1× and at N× the data set, both seeded here. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Shape, scaled } from './dataset.ts';

@@ -17,12 +17,6 @@ export const BENCH_PASSWORD = 'bench-password-0';
 /** Rows per multi-row insert: 7 columns, well under either store's parameter limit. */
 const BATCH = 1000;
 
-function cheapPasswordHash(): string {
-  const salt = randomBytes(16);
-  const key = scryptSync(BENCH_PASSWORD.normalize('NFC'), salt, 32, { N: 1024, r: 8, p: 1 });
-  return ['scrypt', 1024, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
-
 /** Seeds the client-api store `env` names; answers every user's userHash (by index). */
 export async function seedSintonia(env: Record<string, string>, shape: Shape) {
   const core = await openCore(loadConfig(env as NodeJS.ProcessEnv));
@@ -30,7 +24,9 @@ export async function seedSintonia(env: Record<string, string>, shape: Shape) {
     const key = core.key(USER_HASH_KEY_PURPOSE);
     const db = core.database.db.withTables<AccountTables>();
     const now = Date.now();
-    const passwordHash = cheapPasswordHash();
+    const salt = randomBytes(16);
+    const derived = scryptSync(BENCH_PASSWORD.normalize('NFC'), salt, 32, { N: 1024, r: 8, p: 1 });
+    const passwordHash = `scrypt$1024$8$1$${salt.toString('base64url')}$${derived.toString('base64url')}`;
     const userHashes: string[] = [];
     for (let start = 0; start < shape.users; start += BATCH) {
       const indexes = Array.from({ length: Math.min(BATCH, shape.users - start) }, (_, i) => start + i);

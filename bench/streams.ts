@@ -1,11 +1,10 @@
 /**
- * What the stream parts share (bench/channel.ts, bench/commands.ts; docs/benchmarks.md), on two processes
- * of one store (on SQLite one is both): an event timed from a request through B until it arrives on a
- * stream of A; then N streams open on A, idle for two keep-alive rounds (any window of k intervals holds
- * exactly k of them): A's CPU, its resident memory per stream, and how many are still open.
+ * What the stream parts share (docs/benchmarks.md), on two processes of one store (one on SQLite): an event
+ * timed from a request through B until it arrives on a stream of A; then N streams idle on A for two
+ * keep-alive rounds (any window of k intervals holds exactly k): A's CPU, memory per stream, streams open.
  */
 import { readFileSync } from 'node:fs';
-import { inBatches, type Server } from './process.ts';
+import { inBatches, type Server, sleep } from './process.ts';
 import { check } from './report.ts';
 import type { BenchStore } from './store.ts';
 
@@ -25,7 +24,6 @@ export interface StreamPart {
   idle(a: Server, b: Server): Promise<(index: number) => Promise<Stream>>;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssKiB = (pid: number | undefined) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -95,10 +93,9 @@ export async function runStreamPart(store: BenchStore, settings: StreamSettings,
   /** Whether the event crossed processes (PostgreSQL) or stayed in one (SQLite). */
   const crossProcess = store.kind === 'postgres';
   const a = await part.start();
-  const b = crossProcess
-    ? await part.start().catch(async (error) => a.stop().then(() => Promise.reject(error)))
-    : a;
+  let b = a;
   try {
+    if (crossProcess) b = await part.start();
     say(`${settings.samples} timed, sent through ${crossProcess ? 'process B' : 'the same process'}`);
     const latencyMs = await latency(part, a, b, settings.samples);
     const seconds = 2 * settings.keepAliveSeconds;
@@ -113,6 +110,7 @@ export async function runStreamPart(store: BenchStore, settings: StreamSettings,
 /** The median latency at most `ms`; idle streams at most 5% of a core and `kib` KiB each, none dropped. */
 export function streamFloors(result: StreamResult, ms: number, kib: number) {
   const { noun, streams, crossProcess, latencyMs, idle } = result;
+  const { rssPerMoreStreamKiB: more, rssPerStreamKiB: whole } = idle;
   const at = (shown: string, atMost = true) => ({ shown, atMost, tolerance: 0 });
   const where = `${noun} on a stream of ${crossProcess ? 'another' : 'the same'} process`;
   return [
@@ -120,12 +118,7 @@ export function streamFloors(result: StreamResult, ms: number, kib: number) {
     check(`idle ${streams}: ≤ 5% of a core`, idle.cpuShare, 0.05, at(`${(idle.cpuShare * 100).toFixed(1)}%`)),
     // What one stream costs is what one more adds; the whole growth over N also holds the process's own,
     // which the first streams bring on and which does not grow with N (shown beside, not checked).
-    check(
-      `idle ${streams}: ≤ ${kib} KiB each`,
-      idle.rssPerMoreStreamKiB,
-      kib,
-      at(`${idle.rssPerMoreStreamKiB} KiB (whole growth ${idle.rssPerStreamKiB} KiB)`),
-    ),
+    check(`idle ${streams}: ≤ ${kib} KiB each`, more, kib, at(`${more} KiB (whole growth ${whole} KiB)`)),
     check(`idle ${streams}: none dropped`, idle.openAtEnd, idle.streams, at(`${idle.openAtEnd}`, false)),
   ];
 }

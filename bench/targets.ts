@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema } from '../src/core/config.ts';
 import * as data from './dataset.ts';
-import { inBatches, productEnv, root, sintoniaBin } from './process.ts';
+import { inBatches, productEnv, root, sendJson, sintoniaBin } from './process.ts';
 import { BENCH_PASSWORD, bareUserHash, seedBare, seedSintonia } from './seed.ts';
 import type { BenchStore } from './store.ts';
 
@@ -86,27 +86,24 @@ export function bareTarget(store: BenchStore): Target {
       `/bookmarks/${data.accountNumber(user)}/${data.DEVICE_CLASS}/${data.deviceId(user, device)}/${bareUserHash(user)}/${content}/${offset}`,
     devices: (user) => `/accounts/${data.accountNumber(user)}/devices`,
   };
+  const file = (dir: string) => target.databaseUrl ?? join(dir, 'bare.sqlite');
   const target: Target = {
     name: 'bare',
     async seed(shape, dir) {
       if (store.kind === 'postgres') target.databaseUrl = await store.createDatabase('bench_bare');
-      await seedBare(target.databaseUrl ?? join(dir, 'bare.sqlite'), shape);
+      await seedBare(file(dir), shape);
     },
     server: (dir, port) => ({
       // The product's V8 setting (bin/sintonia.mjs), so that both servers collect garbage alike.
       args: ['--no-allocation-site-pretenuring', '--import', 'tsx', join(root, 'bench/bare-server.ts')],
-      env: {
-        BENCH_STORE: target.databaseUrl ?? join(dir, 'bare.sqlite'),
-        BENCH_POOL_SIZE: String(poolSize()),
-        BENCH_PORT: String(port),
-      },
+      env: { BENCH_STORE: file(dir), BENCH_POOL_SIZE: String(poolSize()), BENCH_PORT: String(port) },
     }),
     paths: async (shape, _url, count) => plans(shape, count, routes),
   };
   return target;
 }
 
-const api = '/api/v1';
+export const api = '/api/v1';
 /** The playing device's save, beside the save (`POST bookmark`) and against the same bare upsert. */
 export const REPORT_PATH = 'report (PUT playback, then POST)';
 
@@ -167,36 +164,17 @@ export function sintoniaTarget(store: BenchStore): Target {
   return target;
 }
 
-/**
- * Each user signs in once through the real route, on their `device`, four at a time; tokens by user. With
- * `playback`, the device then starts playing: PUT of that path.
- */
-export async function signIn(
-  url: string,
-  users: number[],
-  device: number,
-  playback?: (user: number) => string,
-) {
+/** Each user's token, signed in on their `device` through the real route, 4 at a time; then `play`'s PUT. */
+export async function signIn(url: string, users: number[], device: number, play?: (user: number) => string) {
   const signedIn = await inBatches(users.length, 4, async (index) => {
     const user = users[index] ?? 0;
+    const route = `${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`;
     const deviceId = data.deviceId(user, device);
-    const response = await fetch(`${url}${api}/auth/${data.DEVICE_CLASS}/users/authenticate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ username: data.email(user), password: BENCH_PASSWORD, deviceId }),
-    });
-    const body = (await response.json()) as { tokens?: { accessToken?: string } };
-    const token = body.tokens?.accessToken;
-    if (response.status !== 200 || !token)
-      throw new Error(`sign-in of user ${user}: ${response.status} ${JSON.stringify(body)}`);
-    const played =
-      playback &&
-      (await fetch(`${url}${playback(user)}`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${token}` },
-      }));
-    if (played && played.status !== 200)
-      throw new Error(`${playback?.(user)}: ${played.status} ${await played.text()}`);
+    const credentials = { username: data.email(user), password: BENCH_PASSWORD, deviceId };
+    const answer = await sendJson<{ tokens?: { accessToken?: string } }>(route, undefined, credentials);
+    const token = answer.tokens?.accessToken;
+    if (!token) throw new Error(`sign-in of user ${user}: ${JSON.stringify(answer)}`);
+    if (play) await sendJson(`${url}${play(user)}`, token, undefined, 'PUT');
     return [user, token] as const;
   });
   return new Map(signedIn);

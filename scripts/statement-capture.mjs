@@ -3,9 +3,9 @@
 // the pool and the pipelined connections alike) or prepares on SQLite (better-sqlite3), one JSON line per
 // statement in $SINTONIA_CAPTURE_SQL/<pid>.jsonl. Only statements the product issues count: one whose
 // call stack (async frames included) passes through src/ or dist/, not one a test sends itself to set up or
-// to look. The database plumbing every statement passes through (core/db's pipeline, its Kysely driver and
-// SQLite's prepared statements) does not count as the product: a test's own `core.db` query goes through it too. The product's code is
-// untouched.
+// to look. The database plumbing every statement passes through (core/db's pipeline, its Kysely driver,
+// SQLite's prepared statements, prepared queries) does not count as the product: a test's own `core.db`
+// query goes through it too. The product's code is untouched.
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ if (dir) {
       .some(
         (frame) =>
           product.some((folder) => frame.includes(folder)) &&
-          !/core\/db\/(pipeline|pipelined-driver|sqlite-statements)\.[jt]s/.test(frame),
+          !/core\/db\/(pipeline|pipelined-driver|sqlite-statements|prepared)\.[jt]s/.test(frame),
       );
   };
   const record = (dialect, text) => {

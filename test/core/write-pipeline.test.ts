@@ -114,6 +114,30 @@ describe('the writes pipeline: one transaction per turn (PostgreSQL)', {
       assert.equal((await Promise.all([slowAgain, last]))[1].rowCount, 1);
       assert.deepEqual(await stored(), [41, 42, 43, 44]);
       assert.deepEqual(alone, [], 'nothing ran again');
+      // Lost under the commit a held transaction waits on: that commit's writes fail (committed or not is
+      // unknown), the held transaction's were never committed and each runs again alone.
+      const other = writesPipeline(1);
+      try {
+        const unknown = other.query({ text: 'insert into write_pipeline_slow values (3)' });
+        await nextTurn();
+        const heldWrite = other.query({ text: 'insert into write_pipeline_test values (45)' });
+        await nextTurn();
+        for (let killed = 0, deadline = Date.now() + 5000; killed === 0; ) {
+          const { rows } = await admin.query<{ killed: boolean }>(
+            `select pg_terminate_backend(pid) as killed from pg_stat_activity
+              where application_name = 'write-pipeline-test' and query = 'commit' and state = 'active'`,
+          );
+          killed = rows.filter((row) => row.killed).length;
+          if (killed === 0 && Date.now() > deadline) assert.fail('the commit was never seen running');
+        }
+        const [lost, kept] = await Promise.allSettled([unknown, heldWrite]);
+        assert.equal(lost.status, 'rejected');
+        assert.equal(kept.status === 'fulfilled' && kept.value.rowCount, 1);
+        assert.deepEqual(await stored(), [41, 42, 43, 44, 45]);
+        assert.equal(alone.length, 1, 'the held write ran again alone');
+      } finally {
+        await other.close();
+      }
     } finally {
       await one.close();
       await admin.query('drop table write_pipeline_slow; drop function write_pipeline_slow()');

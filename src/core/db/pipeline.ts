@@ -35,9 +35,10 @@ export interface PipelineOptions {
    * Set for writes: each turn's statements on a connection run in one transaction (`begin` before them,
    * `commit` after, in the same write), each answered once that commits, so a turn's writes share one
    * commit and one WAL flush; while the connection's previous commit is unanswered, the transaction is
-   * held open, takes the writes of the turns until then, and commits when it answers. Should the transaction roll back (a statement failed: a constraint, a
-   * deadlock), or its connection be given up before its `commit` was sent, nothing of it was kept and each
-   * of its statements runs again alone through this function, so each answers as it would have alone.
+   * held open, takes the writes of the turns until then, and commits when it answers. Should the
+   * transaction roll back (a statement failed: a constraint, a deadlock), or its connection be given up
+   * before its `commit` was sent, nothing of it was kept and each of its statements runs again alone
+   * through this function, so each answers as it would have alone.
    * Should the connection be lost after the commit was sent, whether it committed is unknown: its
    * statements fail, none is run again.
    */
@@ -197,7 +198,8 @@ export function statementPipeline(options: PipelineOptions): StatementPipeline {
       const turn = newTurn<Statement>();
       lane.turn = turn;
       send(lane, BEGIN, (error) => {
-        if (error) turn.unbegun = true;
+        // Refused by the server, each statement ran as its own transaction; lost with its connection, none ran.
+        if (error && !connectionLost(error)) turn.unbegun = true;
         turn.answered += 1;
         settle(turn, alone);
       });

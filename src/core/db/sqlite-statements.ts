@@ -43,34 +43,23 @@ export function sqliteStatement(
   counted: () => void,
 ): StoreStatement {
   let statement: SQLite.Statement | undefined;
-  const viaKysely = (values: unknown[]) =>
-    kysely.executeQuery<unknown>({ ...compiled, parameters: values }).then((result) => result.rows);
-  const run = <T>(answer: (statement: SQLite.Statement) => T): Promise<T> => {
+  const run = (values: unknown[], one: boolean): Promise<unknown> => {
+    if (connection.inTransaction) {
+      const rows = kysely
+        .executeQuery<unknown>({ ...compiled, parameters: values })
+        .then((result) => result.rows);
+      return one ? rows.then((found) => found[0]) : rows;
+    }
     try {
       // Prepared at its first run, not before: a store opened only to migrate prepares nothing of it.
       statement ??= connection.prepare(compiled.sql);
       counted();
-      return Promise.resolve(answer(statement));
+      if (statement.reader) return Promise.resolve(one ? statement.get(values) : statement.all(values));
+      statement.run(values);
+      return Promise.resolve(one ? undefined : []);
     } catch (error) {
       return Promise.reject(error);
     }
   };
-  return {
-    rows(values) {
-      if (connection.inTransaction) return viaKysely(values);
-      return run((it) => {
-        if (it.reader) return it.all(values);
-        it.run(values);
-        return [];
-      });
-    },
-    first(values) {
-      if (connection.inTransaction) return viaKysely(values).then((rows) => rows[0]);
-      return run((it) => {
-        if (it.reader) return it.get(values);
-        it.run(values);
-        return undefined;
-      });
-    },
-  };
+  return { rows: (values) => run(values, false) as Promise<unknown[]>, first: (values) => run(values, true) };
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
  */
 export interface Turn<S> {
   statements: Settling<S>[];
-  /** Its `begin` failed: each statement ran as its own transaction, and its own answer stands. */
+  /** Its `begin` was refused by the server: each statement ran as its own transaction, its answer stands. */
   unbegun: boolean;
   /** Answers in so far, `begin`'s counted: the turn settles once every one is in and `end` is known. */
   answered: number;

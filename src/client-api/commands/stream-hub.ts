@@ -133,11 +133,35 @@ export function createCommandStreamHub(
     }
   }
 
-  /** Deletes this process's record of a device's stream; a failure is logged, never thrown. */
+  /**
+   * Devices whose stream ended here but whose record could not be deleted (the store failed): the refresh
+   * below would keep such a record fresh, and the device read as connected, for as long as this process
+   * runs; so the delete is tried again at each keep-alive until it is done or the device holds a stream
+   * here again. At most one entry a device.
+   */
+  const unreleased = new Map<string, DeviceKey>();
+
+  /** Deletes this process's record of a device's stream; a failure is logged and retried, never thrown. */
   function release(device: DeviceKey): Promise<void> {
-    return repository.releaseStream(device, holder).catch((error: unknown) => {
-      logger.warn({ err: error }, 'releasing a command stream record failed');
-    });
+    const key = keyOf(device);
+    return repository.releaseStream(device, holder).then(
+      async () => {
+        unreleased.delete(key);
+        // Held here again while the delete was on its way: its record is put back.
+        if (streams.has(key)) await repository.holdStream(device, holder, now()).catch(() => undefined);
+      },
+      (error: unknown) => {
+        if (!streams.has(key)) unreleased.set(key, device);
+        logger.warn({ err: error }, 'releasing a command stream record failed');
+      },
+    );
+  }
+
+  function releaseAgain(): void {
+    for (const [key, device] of unreleased) {
+      if (streams.has(key)) unreleased.delete(key);
+      else void release(device);
+    }
   }
 
   /**
@@ -169,6 +193,7 @@ export function createCommandStreamHub(
 
   function tick(): void {
     forgetStale();
+    releaseAgain();
     for (const stream of streams.values()) stream.raw.write(': keep-alive\n\n');
     if (streams.size === 0) return;
     repository.refreshStreams(holder, now()).catch((error: unknown) => {
@@ -215,6 +240,7 @@ export function createCommandStreamHub(
       const stream: Stream = { raw, device, sessionId, flushing: false, again: false };
       const previous = streams.get(key);
       streams.set(key, stream);
+      unreleased.delete(key);
       previous?.raw.end();
       raw.writeHead(200, streamHeaders);
       // The first bytes at once: a client (and a proxy) sees the stream open before any command.
@@ -245,7 +271,8 @@ export function createCommandStreamHub(
       const held = [...streams.values()];
       streams.clear();
       for (const stream of held) stream.raw.end();
-      if (held.length > 0) await repository.releaseAll(holder).catch(() => undefined);
+      if (held.length > 0 || unreleased.size > 0) await repository.releaseAll(holder).catch(() => undefined);
+      unreleased.clear();
     },
   };
 }

@@ -78,9 +78,9 @@ interface Lane {
  * passing over one stalled behind a slow statement (STALLED_AFTER_MS) while another can take them.
  *
  * Why: through a pool each statement leaves in a write of its own to a backend of its own, and on loopback
- * each such write costs this process the wake-up of that backend (about 75 µs of system time per
- * statement in the benchmark's profile, as much as the rest of the request). Pipelined, a turn's
- * statements share one write and one wake-up (docs/decisions-performance.md, "Pipelined statements").
+ * each such write costs this process the wake-up of that backend, as much system time as the rest of a
+ * hot request. Pipelined, a turn's statements share one write and one wake-up (the figures:
+ * docs/decisions-performance.md, "Pipelined statements").
  *
  * Never for transactions or anything that holds a connection: a statement here shares its connection with
  * other requests' statements. A lost connection fails the statements it had on the wire (node-postgres

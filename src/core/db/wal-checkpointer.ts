@@ -5,9 +5,10 @@ import { Worker } from 'node:worker_threads';
  * Checkpoints the SQLite store's WAL from a worker thread with a connection of its own, so that the
  * serving connection never does: an automatic checkpoint runs inside whichever statement of the serving
  * connection completes after the WAL passed its threshold, and copying a few thousand pages back into the
- * database file (with the fsync of synchronous = NORMAL) held the event loop for 20–90 ms — every request
- * in flight waited for it. PASSIVE checkpoints never block the writer; a process without one (the admin
- * CLI) keeps SQLite's own automatic checkpoint.
+ * database file (with the fsync of synchronous = NORMAL) held the event loop for many requests' time, and
+ * every request in flight waited for it (docs/decisions-performance.md, "SQLite checkpoints off the event
+ * loop"). PASSIVE checkpoints never block the writer; a process without one (the admin CLI) keeps SQLite's
+ * own automatic checkpoint.
  */
 export interface WalCheckpointer {
   stop(): Promise<void>;

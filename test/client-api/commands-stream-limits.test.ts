@@ -7,8 +7,6 @@ import { sample } from '../helpers/metrics-text.ts';
 import { openSse, type SseStream } from '../helpers/sse.ts';
 import { until } from '../helpers/until.ts';
 
-const postgres = process.env.TEST_DATABASE_URL !== undefined;
-
 /**
  * COMMAND_STREAMS bounds the command streams one process holds; a device's own second stream still
  * replaces its first. A stream's record in the store tells every process whether the device is connected:
@@ -81,7 +79,7 @@ describe('client-api: command streams per process (COMMAND_STREAMS) and their re
   /** The store refuses to delete any stream record while it stands (a failing store, for this table only). */
   async function refuseDeletes(): Promise<() => Promise<void>> {
     const db = core.database.db;
-    if (postgres) {
+    if (core.database.dialect === 'postgres') {
       await sql`create function keep_stream_records() returns trigger language plpgsql as $$
         begin raise exception 'the store is failing'; end $$`.execute(db);
       await sql`create trigger keep_stream_records before delete on command_streams
@@ -128,23 +126,31 @@ describe('client-api: command streams per process (COMMAND_STREAMS) and their re
 
   describe('records', () => {
     it('a record the store failed to delete as its stream ended is deleted at a later keep-alive: the device reads as not connected', async () => {
+      /** For `until`: true once `check` holds. */
+      const once = (check: () => Promise<boolean>) => async () => (await check()) || undefined;
       for (const held of open) held.close();
-      await until(async () => ((await openStreams()) === 0 ? true : undefined), 'no stream held');
+      await until(
+        once(async () => (await openStreams()) === 0),
+        'no stream held',
+      );
       // Another device's stream held here: the process refreshes its records at each keep-alive.
       const other = await stream('tv-2');
       const tv = await stream('tv-3');
       await tv.comment('connected');
       const restore = await refuseDeletes();
       tv.close();
-      await until(async () => ((await openStreams()) === 1 ? true : undefined), 'the stream closed');
+      await until(
+        once(async () => (await openStreams()) === 1),
+        'the stream closed',
+      );
       // Keep-alives pass while the store fails: the record stays, refreshed with the other's.
       const closedAt = Date.now();
       const refreshed = async () =>
         (await records('tv-3')).some((row) => Number(row.seen_at) > closedAt + 1000);
-      await until(async () => ((await refreshed()) ? true : undefined), 'a keep-alive after the close');
+      await until(once(refreshed), 'a keep-alive after the close');
       await restore();
       await until(
-        async () => ((await records('tv-3')).length === 0 ? true : undefined),
+        once(async () => (await records('tv-3')).length === 0),
         'the record deleted',
         20_000,
       );

@@ -157,11 +157,11 @@ export function createCommandStreamHub(
     );
   }
 
+  /** Each pending delete once more; taken out while on its way, so a hanging store gets no pile of them. */
   function releaseAgain(): void {
-    for (const [key, device] of unreleased) {
-      if (streams.has(key)) unreleased.delete(key);
-      else void release(device);
-    }
+    const pending = [...unreleased];
+    unreleased.clear();
+    for (const [key, device] of pending) if (!streams.has(key)) void release(device);
   }
 
   /**
